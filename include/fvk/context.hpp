@@ -1,0 +1,55 @@
+// The entry point of the public API: a Vulkan device to run kernels on, and device tensors.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "fvk/device_info.hpp"
+#include "fvk/host_tensor.hpp"
+#include "fvk/tensor.hpp"
+
+namespace fvk {
+
+namespace rt {
+class Device;
+}
+
+struct ContextOptions {
+  // Device index or name substring. Empty: env FVK_DEVICE, else a discrete GPU, else integrated,
+  // else a CPU device (lavapipe).
+  std::string device;
+  // Khronos validation layer. Unset: on when env FVK_VALIDATION=1.
+  std::optional<bool> validation;
+};
+
+class Context {
+ public:
+  explicit Context(const ContextOptions& options = {});
+  Context(Context&&) noexcept;
+  Context& operator=(Context&&) noexcept;
+  ~Context();
+
+  static std::vector<DeviceInfo> list_devices();
+  const DeviceInfo& device_info() const;
+
+  Tensor upload(const HostTensor& host);
+  HostTensor download(const Tensor& tensor);
+  Tensor empty(DType dtype, Shape shape);
+
+  // GPU time of the kernels of the last op run through this context (timestamp queries), in ns.
+  double last_kernel_ns() const { return last_kernel_ns_; }
+  void set_last_kernel_ns(double ns) { last_kernel_ns_ = ns; }
+
+  // What the validation layer said so far (empty when it is off or had nothing to say).
+  std::vector<std::string> validation_messages() const;
+
+  rt::Device& runtime() { return *device_; }
+
+ private:
+  std::unique_ptr<rt::Device> device_;
+  double last_kernel_ns_ = 0;
+};
+
+}  // namespace fvk

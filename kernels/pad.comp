@@ -1,0 +1,154 @@
+#version 450
+// Index-map gather for the pad family, one source for every mode and byte width:
+//   MODE 0 constant  (out = pad(in), pad slots get the fill bits)
+//   MODE 1 reflect   (out = pad(in), mirror about the edge element, edge not repeated)
+//   MODE 2 replicate (out = pad(in), clamp to the edge element)
+//   MODE 3 crop      (grad_in = grad_out[in_coord + left]: the constant-pad backward)
+// shape_buf = [in_shape, out_shape, left_pad], `rank` entries each. The wrapper guarantees the pad
+// preconditions (out = in + l + r, reflect pads <= dim - 1, no empty dim where data is needed).
+// Each invocation writes one 16-byte chunk of the destination: CHUNK_ELEMS consecutive elements,
+// walking coordinates incrementally so the per-element cost is a compare and an add.
+#include "common.glsl"
+
+layout(local_size_x = 256) in;
+
+#if ELEM_BYTES == 8
+layout(set = 0, binding = 0, std430) readonly buffer Src { uvec2 src[]; };
+#else
+layout(set = 0, binding = 0, std430) readonly buffer Src { uint src[]; };
+#endif
+layout(set = 0, binding = 1, std430) writeonly buffer Dst { uvec4 dst[]; };
+layout(set = 0, binding = 2, std430) readonly buffer ShapeBuf { uint shape_buf[]; };
+
+layout(push_constant) uniform Params {
+  uint n_chunks;  // ceil(n_dst * ELEM_BYTES / 16): the dispatch bound
+  uint n_dst;     // elements of the destination
+  uint rank;
+  uint fill_lo;   // fill bit pattern (low word; MODE 0 only)
+  uint fill_hi;   // high word for 8-byte elements
+} pc;
+
+uint in_dim(uint a) { return shape_buf[a]; }
+uint out_dim(uint a) { return shape_buf[pc.rank + a]; }
+uint left_pad(uint a) { return shape_buf[2u * pc.rank + a]; }
+
+#if MODE == 3
+uint dst_dim(uint a) { return in_dim(a); }
+uint src_dim(uint a) { return out_dim(a); }
+#else
+uint dst_dim(uint a) { return out_dim(a); }
+uint src_dim(uint a) { return in_dim(a); }
+#endif
+
+// Source coordinate for destination coordinate c on axis a; false when it falls in a constant pad.
+bool map_coord(uint a, uint c, out uint s) {
+#if MODE == 3
+  s = c + left_pad(a);
+  return true;
+#else
+  const int n = int(in_dim(a));
+  int i = int(c) - int(left_pad(a));
+#if MODE == 0
+  s = uint(i);
+  return i >= 0 && i < n;
+#elif MODE == 1
+  i = i < 0 ? -i : i;
+  i = i >= n ? 2 * (n - 1) - i : i;
+  s = uint(i);
+  return true;
+#else
+  s = uint(clamp(i, 0, n - 1));
+  return true;
+#endif
+#endif
+}
+
+ELEM load_elem(uint idx) {
+#if ELEM_BYTES == 1
+  return (src[idx >> 2] >> ((idx & 3u) * 8u)) & 0xFFu;
+#elif ELEM_BYTES == 2
+  return (src[idx >> 1] >> ((idx & 1u) * 16u)) & 0xFFFFu;
+#else
+  return src[idx];
+#endif
+}
+
+void main() {
+  const uint chunk = gl_GlobalInvocationID.x + gl_GlobalInvocationID.y * gl_NumWorkGroups.x * gl_WorkGroupSize.x;
+  if (chunk >= pc.n_chunks) return;
+  const uint rank = pc.rank;
+  const uint inner = rank - 1u;
+  uint first = chunk * uint(CHUNK_ELEMS);
+
+  // Decompose the first element's index into destination coordinates (innermost last).
+  uint coord[8];
+  uint rem = first;
+  [[unroll]] for (int a = 7; a >= 0; --a) {
+    coord[a] = 0u;
+    if (uint(a) < rank) {
+      const uint d = dst_dim(uint(a));
+      coord[a] = rem % d;
+      rem /= d;
+    }
+  }
+
+  // Offset and validity of the outer axes' source position; recomputed when a row ends.
+  uint outer_off = 0u;
+  bool outer_ok = true;
+  const uint row_src = src_dim(inner);
+  const uint row_dst = dst_dim(inner);
+  {
+    uint stride = row_src;
+    [[unroll]] for (int a = 6; a >= 0; --a) {
+      if (uint(a) < inner) {
+        uint s;
+        outer_ok = map_coord(uint(a), coord[a], s) && outer_ok;
+        outer_off += s * stride;
+        stride *= src_dim(uint(a));
+      }
+    }
+  }
+
+  uvec4 out_chunk = uvec4(0u);
+  uint c = coord[inner];
+  [[unroll]] for (uint k = 0u; k < uint(CHUNK_ELEMS); ++k) {
+    if (first + k < pc.n_dst) {
+      uint s;
+      const bool ok = map_coord(inner, c, s) && outer_ok;
+#if MODE == 0
+      // A branch, not a select: a pad slot's source index is out of range and must never be read.
+#if ELEM_BYTES == 8
+      ELEM v = uvec2(pc.fill_lo, pc.fill_hi);
+#else
+      ELEM v = pc.fill_lo;
+#endif
+      if (ok) v = load_elem(outer_off + s);
+#else
+      const ELEM v = load_elem(outer_off + s);
+#endif
+      put_elem(out_chunk, k, v);
+      // Step to the next element; on a row end, carry into the outer axes and remap them.
+      if (++c == row_dst) {
+        c = 0u;
+        outer_off = 0u;
+        outer_ok = true;
+        bool carry = true;
+        uint stride = row_src;
+        [[unroll]] for (int a = 6; a >= 0; --a) {
+          if (uint(a) < inner) {
+            if (carry) {
+              coord[a] += 1u;
+              carry = coord[a] == dst_dim(uint(a));
+              if (carry) coord[a] = 0u;
+            }
+            uint sa;
+            outer_ok = map_coord(uint(a), coord[a], sa) && outer_ok;
+            outer_off += sa * stride;
+            stride *= src_dim(uint(a));
+          }
+        }
+      }
+    }
+  }
+  dst[chunk] = out_chunk;
+}

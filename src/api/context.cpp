@@ -1,0 +1,59 @@
+#include "fvk/context.hpp"
+
+#include <fmt/format.h>
+
+#include <cstring>
+
+#include "fvk/error.hpp"
+#include "runtime/buffer.hpp"
+#include "runtime/device.hpp"
+#include "runtime/stream.hpp"
+
+namespace fvk {
+
+Context::Context(const ContextOptions& options)
+    : device_(std::make_unique<rt::Device>(rt::DeviceOptions{options.device, options.validation})) {}
+Context::Context(Context&&) noexcept = default;
+Context& Context::operator=(Context&&) noexcept = default;
+Context::~Context() = default;
+
+std::vector<DeviceInfo> Context::list_devices() { return rt::Device::enumerate(); }
+const DeviceInfo& Context::device_info() const { return device_->info(); }
+std::vector<std::string> Context::validation_messages() const { return device_->validation_messages(); }
+
+Tensor Context::empty(DType dtype, Shape shape) {
+  const std::size_t bytes = static_cast<std::size_t>(numel(shape)) * byte_width(dtype);
+  return Tensor(std::make_shared<rt::Buffer>(*device_, bytes, rt::MemoryKind::Device), dtype, std::move(shape));
+}
+
+Tensor Context::upload(const HostTensor& host) {
+  if (host.data.size() != host.numel() * host.elem_bytes())
+    fail(ErrorCode::InvalidArgument, fmt::format("host tensor holds {} bytes but shape {} of {} needs {}",
+                                                 host.data.size(), to_string(host.shape), name(host.dtype),
+                                                 host.numel() * host.elem_bytes()));
+  Tensor t = empty(host.dtype, host.shape);
+  rt::Buffer staging(*device_, host.data.size(), rt::MemoryKind::Upload);
+  if (!host.data.empty()) std::memcpy(staging.host().data(), host.data.data(), host.data.size());
+  rt::Stream stream(*device_);
+  // The whole allocation is defined: the tail past the data (up to 16 bytes) is zeroed first.
+  stream.fill(*t.storage(), 0);
+  stream.barrier();
+  stream.copy(staging, *t.storage(), host.data.size());
+  stream.barrier();
+  stream.submit_and_wait();
+  return t;
+}
+
+HostTensor Context::download(const Tensor& tensor) {
+  HostTensor host = HostTensor::zeros(tensor.dtype(), tensor.shape());
+  if (host.data.empty()) return host;
+  rt::Buffer staging(*device_, host.data.size(), rt::MemoryKind::Readback);
+  rt::Stream stream(*device_);
+  stream.copy(*tensor.storage(), staging, host.data.size());
+  stream.barrier();
+  stream.submit_and_wait();
+  std::memcpy(host.data.data(), staging.host().data(), host.data.size());
+  return host;
+}
+
+}  // namespace fvk

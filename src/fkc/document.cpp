@@ -1,0 +1,99 @@
+#include "fkc/document.hpp"
+
+#include <sstream>
+#include <string_view>
+
+#include "fkc/source_loc.hpp"
+
+namespace fvk::fkc {
+
+namespace {
+
+std::string_view rtrim(std::string_view s) {
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) s.remove_suffix(1);
+  return s;
+}
+
+std::vector<std::string> split_lines(const std::string& text) {
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  return lines;
+}
+
+std::string first_word(std::string_view s) {
+  const auto start = s.find_first_not_of(" \t");
+  if (start == std::string_view::npos) return {};
+  s.remove_prefix(start);
+  return std::string(s.substr(0, s.find_first_of(" \t")));
+}
+
+}  // namespace
+
+Document split_document(const SourceText& source) {
+  Document doc;
+  doc.file = source.file;
+  const auto lines = split_lines(source.text);
+  std::size_t i = 0;
+
+  if (!lines.empty() && rtrim(lines[0]) == "---") {
+    YamlSection fm;
+    fm.first_line = 2;
+    for (i = 1; i < lines.size() && rtrim(lines[i]) != "---"; ++i) fm.yaml += lines[i] + "\n";
+    if (i == lines.size()) contract_error({source.file, 1}, "front matter opened with '---' is never closed");
+    ++i;
+    doc.front_matter = std::move(fm);
+  }
+
+  FkcBlock* section_block = nullptr;  // the block of the current `## ` section, if any
+  std::string heading;
+  int heading_line = 0;
+  std::string prose;
+  auto close_section = [&] {
+    if (section_block) section_block->prose = prose;
+    else if (heading.empty()) doc.preamble = prose;
+    prose.clear();
+  };
+
+  for (; i < lines.size(); ++i) {
+    const std::string_view line = rtrim(lines[i]);
+    const int line_no = static_cast<int>(i) + 1;
+    if (line.starts_with("## ")) {
+      close_section();
+      heading = first_word(line.substr(3));
+      heading_line = line_no;
+      section_block = nullptr;
+      prose += std::string(line) + "\n";
+      continue;
+    }
+    if (!line.starts_with("```")) {
+      prose += std::string(line) + "\n";
+      continue;
+    }
+    const bool is_fkc = line == "```fkc";
+    if (!is_fkc) prose += std::string(line) + "\n";
+    YamlSection body;
+    body.first_line = line_no + 1;
+    std::size_t j = i + 1;
+    for (; j < lines.size() && !rtrim(lines[j]).starts_with("```"); ++j) {
+      if (is_fkc) body.yaml += lines[j] + "\n";
+      else prose += lines[j] + "\n";
+    }
+    if (j == lines.size()) contract_error({source.file, line_no}, "fenced block is never closed");
+    if (!is_fkc) prose += std::string(rtrim(lines[j])) + "\n";
+    i = j;
+    if (!is_fkc) continue;
+    if (heading.empty())
+      contract_error({source.file, line_no}, "an fkc block must sit under a '## <kernel>' heading");
+    if (section_block)
+      contract_error({source.file, line_no},
+                     "one fkc block per '## ' section; section '" + heading + "' (line " +
+                         std::to_string(heading_line) + ") already has one");
+    doc.blocks.push_back({std::move(body), heading, heading_line, {}});
+    section_block = &doc.blocks.back();
+  }
+  close_section();
+  return doc;
+}
+
+}  // namespace fvk::fkc

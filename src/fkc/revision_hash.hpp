@@ -1,0 +1,18 @@
+// kernel_revision_hash: FNV-1a 64 over the provider's revision_base, the kernel's SPIR-V words and
+// its canonical contract (fkc/serialize.hpp, hash field left out). It changes when any of the
+// three changes and never otherwise (prose, comments and spacing are not part of it).
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+
+#include "fkc/contract.hpp"
+
+namespace fvk::fkc {
+
+// 16 lower-case hex digits.
+std::string kernel_revision_hash(const Provider& provider, const Contract& contract,
+                                 std::span<const std::uint32_t> spirv);
+
+}  // namespace fvk::fkc

@@ -1,0 +1,17 @@
+// The device features a SPIR-V module needs, read from its OpCapability instructions; held against
+// a contract's caps.requires_features.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "fkc/vocab.hpp"
+
+namespace fvk::fkc {
+
+// Sorted, unique. Capabilities that need no optional feature (Shader, ...) map to nothing.
+// Throws Error(Internal) on a module too short to be SPIR-V.
+std::vector<Feature> spirv_required_features(std::span<const std::uint32_t> words);
+
+}  // namespace fvk::fkc

@@ -1,0 +1,50 @@
+// What every wrapper does around a dispatch: the device-limit checks, the push-constant block of the
+// pad family, and running a recorded op with timestamps around its kernels.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <functional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "fvk/context.hpp"
+#include "fvk/pad_spec.hpp"
+#include "runtime/buffer.hpp"
+#include "runtime/device.hpp"
+#include "runtime/stream.hpp"
+
+namespace fvk::ops {
+
+// Push constants shared by the pad family (pad.comp, pad_backward_*.comp): 20 bytes.
+struct PadPush {
+  std::uint32_t n_invocations;  // the dispatch bound the kernel checks against
+  std::uint32_t n_dst;          // elements of the destination
+  std::uint32_t rank;
+  std::uint32_t fill_lo;
+  std::uint32_t fill_hi;
+};
+static_assert(sizeof(PadPush) == 20);
+
+// Throws DeviceLimit when one binding of `bytes` would exceed maxStorageBufferRange.
+void check_binding_size(const rt::Device& device, std::uint64_t bytes, std::string_view what);
+// Throws DTypeNotAccepted unless `dtype` has `width` bytes (byte movers) or is in `accepted`.
+void check_dtype(DType dtype, std::span<const DType> accepted, std::string_view kernel, std::string_view what);
+
+// Merges neighbouring axes that are not padded (identical index maps), so kernels walk fewer axes.
+PadGeometry coalesce(const PadGeometry& g);
+// shape_buf = [in_shape, out_shape, left_pad] as u32, rank entries each.
+std::vector<std::uint32_t> shape_buf(const PadGeometry& g);
+
+// Records `body` into a fresh stream between two timestamps, submits, waits, and stores the GPU
+// time in ctx.last_kernel_ns().
+void run_timed(Context& ctx, const std::function<void(rt::Stream&)>& body);
+
+template <typename T>
+std::span<const std::byte> bytes_of(const T& v) {
+  return std::as_bytes(std::span<const T>(&v, 1));
+}
+
+}  // namespace fvk::ops

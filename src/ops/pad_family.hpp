@@ -1,0 +1,32 @@
+// Recording entry points of the pad family, shared by the public ops, the planner and the Judge.
+// Callers have validated the geometry (infer_pad / infer_pad_backward) and allocated the buffers.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "fvk/ops.hpp"
+#include "fvk/pad_spec.hpp"
+#include "runtime/buffer.hpp"
+#include "runtime/stream.hpp"
+
+namespace fvk::ops {
+
+std::string pad_kernel(PadMode mode, DType dtype);
+std::string pad_backward_kernel(PadMode mode, DType dtype, BackwardAlgorithm algorithm);
+std::string masked_fill_kernel(DType dtype);
+
+// Checks that the kernel accepts the dtype and the device can run it; throws before dispatching.
+void check_pad(const rt::Device& device, const PadGeometry& g, DType dtype);
+void check_pad_backward(const rt::Device& device, const PadGeometry& g, DType dtype, BackwardAlgorithm algorithm);
+void check_masked_fill(const rt::Device& device, const Shape& shape, DType dtype);
+
+void record_pad(rt::Stream& stream, const PadGeometry& g, DType dtype, const rt::Buffer& in, const rt::Buffer& out,
+                std::uint64_t fill_bits);
+// Zero-fills grad_in first where the kernel accumulates.
+void record_pad_backward(rt::Stream& stream, const PadGeometry& g, DType dtype, const rt::Buffer& grad_out,
+                         const rt::Buffer& grad_in, BackwardAlgorithm algorithm);
+void record_masked_fill(rt::Stream& stream, std::uint32_t n, DType dtype, const rt::Buffer& in,
+                        const rt::Buffer& mask, const rt::Buffer& out, std::uint64_t fill_bits);
+
+}  // namespace fvk::ops

@@ -1,0 +1,59 @@
+#include "runtime/buffer.hpp"
+
+#include <fmt/format.h>
+
+#include <optional>
+
+#include "fvk/error.hpp"
+#include "runtime/device.hpp"
+
+namespace fvk::rt {
+namespace {
+
+std::uint32_t pick_memory_type(const vk::PhysicalDeviceMemoryProperties& mem, std::uint32_t allowed, MemoryKind kind) {
+  using F = vk::MemoryPropertyFlagBits;
+  std::vector<vk::MemoryPropertyFlags> wishes;
+  switch (kind) {
+    case MemoryKind::Device: wishes = {F::eDeviceLocal, {}}; break;
+    case MemoryKind::Upload: wishes = {F::eHostVisible | F::eHostCoherent}; break;
+    case MemoryKind::Readback:
+      wishes = {F::eHostVisible | F::eHostCoherent | F::eHostCached, F::eHostVisible | F::eHostCoherent};
+      break;
+  }
+  for (const auto& want : wishes)
+    for (std::uint32_t i = 0; i < mem.memoryTypeCount; ++i)
+      if ((allowed & (1u << i)) && (mem.memoryTypes[i].propertyFlags & want) == want) return i;
+  fail(ErrorCode::DeviceLimit, "no Vulkan memory type fits this buffer");
+}
+
+}  // namespace
+
+Buffer::Buffer(const Device& device, vk::DeviceSize bytes, MemoryKind kind)
+    : bytes_(bytes), allocated_(rounded(bytes)), kind_(kind) {
+  const auto& info = device.info();
+  if (allocated_ > info.max_memory_allocation_size)
+    fail(ErrorCode::DeviceLimit, fmt::format("a buffer of {} bytes exceeds the device's maxMemoryAllocationSize ({})",
+                                             allocated_, info.max_memory_allocation_size));
+  using U = vk::BufferUsageFlagBits;
+  buffer_ = vk::raii::Buffer(device.device(),
+                             vk::BufferCreateInfo{.size = allocated_,
+                                                  .usage = U::eStorageBuffer | U::eTransferSrc | U::eTransferDst,
+                                                  .sharingMode = vk::SharingMode::eExclusive});
+  const auto req = buffer_.getMemoryRequirements();
+  const auto type = pick_memory_type(device.physical().getMemoryProperties(), req.memoryTypeBits, kind);
+  try {
+    memory_ = vk::raii::DeviceMemory(device.device(),
+                                     vk::MemoryAllocateInfo{.allocationSize = req.size, .memoryTypeIndex = type});
+  } catch (const vk::SystemError& e) {
+    fail(ErrorCode::DeviceLimit, fmt::format("cannot allocate {} bytes of device memory: {}", req.size, e.what()));
+  }
+  buffer_.bindMemory(*memory_, 0);
+  if (kind != MemoryKind::Device) mapped_ = memory_.mapMemory(0, VK_WHOLE_SIZE);
+}
+
+std::span<std::byte> Buffer::host() {
+  if (!mapped_) fail(ErrorCode::Internal, "host() on a buffer that is not host-visible");
+  return {static_cast<std::byte*>(mapped_), static_cast<std::size_t>(bytes_)};
+}
+
+}  // namespace fvk::rt

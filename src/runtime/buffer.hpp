@@ -1,0 +1,46 @@
+// A Vulkan buffer and the memory behind it, owned by value. Sizes are rounded up to 16 bytes so
+// kernels that move whole 16-byte chunks never step outside the allocation.
+#pragma once
+
+#include <vulkan/vulkan_raii.hpp>
+
+#include <cstddef>
+#include <span>
+
+namespace fvk::rt {
+
+class Device;
+
+enum class MemoryKind {
+  Device,    // device-local storage for kernels
+  Upload,    // host-visible, written by the host
+  Readback,  // host-visible (cached where possible), read by the host
+};
+
+class Buffer {
+ public:
+  // `bytes` is the logical size; the allocation is rounded up to a multiple of 16 (at least 16).
+  Buffer(const Device& device, vk::DeviceSize bytes, MemoryKind kind);
+  Buffer(Buffer&&) noexcept = default;
+  Buffer& operator=(Buffer&&) noexcept = default;
+
+  vk::Buffer handle() const { return *buffer_; }
+  vk::DeviceSize size() const { return bytes_; }             // logical bytes
+  vk::DeviceSize allocated() const { return allocated_; }    // bytes kernels may touch
+  MemoryKind kind() const { return kind_; }
+
+  // Host access for Upload / Readback buffers.
+  std::span<std::byte> host();
+
+  static vk::DeviceSize rounded(vk::DeviceSize bytes) { return bytes < 16 ? 16 : (bytes + 15) / 16 * 16; }
+
+ private:
+  vk::DeviceSize bytes_ = 0;
+  vk::DeviceSize allocated_ = 0;
+  MemoryKind kind_ = MemoryKind::Device;
+  vk::raii::Buffer buffer_{nullptr};
+  vk::raii::DeviceMemory memory_{nullptr};
+  void* mapped_ = nullptr;
+};
+
+}  // namespace fvk::rt

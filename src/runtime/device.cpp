@@ -1,0 +1,266 @@
+#include "runtime/device.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+
+#include "fvk/error.hpp"
+#include "runtime/embedded.hpp"
+
+namespace fvk::rt {
+namespace {
+
+constexpr const char* kValidationLayer = "VK_LAYER_KHRONOS_validation";
+
+std::string type_name(vk::PhysicalDeviceType t) {
+  switch (t) {
+    case vk::PhysicalDeviceType::eDiscreteGpu: return "discrete";
+    case vk::PhysicalDeviceType::eIntegratedGpu: return "integrated";
+    case vk::PhysicalDeviceType::eVirtualGpu: return "virtual";
+    case vk::PhysicalDeviceType::eCpu: return "cpu";
+    default: return "other";
+  }
+}
+
+int type_rank(vk::PhysicalDeviceType t) {  // lower is preferred
+  switch (t) {
+    case vk::PhysicalDeviceType::eDiscreteGpu: return 0;
+    case vk::PhysicalDeviceType::eIntegratedGpu: return 1;
+    case vk::PhysicalDeviceType::eVirtualGpu: return 2;
+    case vk::PhysicalDeviceType::eCpu: return 3;
+    default: return 4;
+  }
+}
+
+bool has_extension(const vk::raii::PhysicalDevice& pd, const char* ext) {
+  for (const auto& e : pd.enumerateDeviceExtensionProperties())
+    if (std::strcmp(e.extensionName, ext) == 0) return true;
+  return false;
+}
+
+DeviceInfo describe(const vk::raii::PhysicalDevice& pd, std::uint32_t index) {
+  DeviceInfo d;
+  const auto props = pd.getProperties();
+  d.index = index;
+  d.name = props.deviceName.data();
+  d.type = type_name(props.deviceType);
+  d.api_version = fmt::format("{}.{}.{}", VK_API_VERSION_MAJOR(props.apiVersion), VK_API_VERSION_MINOR(props.apiVersion),
+                              VK_API_VERSION_PATCH(props.apiVersion));
+  d.driver_version = props.driverVersion;
+  d.vendor_id = props.vendorID;
+  d.device_id = props.deviceID;
+  d.max_storage_buffer_range = props.limits.maxStorageBufferRange;
+  d.max_workgroup_count_x = props.limits.maxComputeWorkGroupCount[0];
+  d.max_workgroup_count_y = props.limits.maxComputeWorkGroupCount[1];
+  d.min_storage_buffer_offset_alignment = props.limits.minStorageBufferOffsetAlignment;
+  d.timestamp_period_ns = props.limits.timestampPeriod;
+
+  auto chain = pd.getProperties2<vk::PhysicalDeviceProperties2, vk::PhysicalDeviceMaintenance3Properties,
+                                 vk::PhysicalDeviceSubgroupProperties, vk::PhysicalDeviceDriverProperties>();
+  d.max_memory_allocation_size = chain.get<vk::PhysicalDeviceMaintenance3Properties>().maxMemoryAllocationSize;
+  d.subgroup_size = chain.get<vk::PhysicalDeviceSubgroupProperties>().subgroupSize;
+  const auto& drv = chain.get<vk::PhysicalDeviceDriverProperties>();
+  d.driver = fmt::format("{} {}", drv.driverName.data(), drv.driverInfo.data());
+
+  const auto mem = pd.getMemoryProperties();
+  for (std::uint32_t h = 0; h < mem.memoryHeapCount; ++h)
+    if (mem.memoryHeaps[h].flags & vk::MemoryHeapFlagBits::eDeviceLocal)
+      d.device_local_heap_bytes = std::max<std::uint64_t>(d.device_local_heap_bytes, mem.memoryHeaps[h].size);
+
+  for (const auto& qf : pd.getQueueFamilyProperties())
+    if ((qf.queueFlags & vk::QueueFlagBits::eCompute) && qf.timestampValidBits > 0) d.timestamps = true;
+
+  const auto f = pd.getFeatures2<vk::PhysicalDeviceFeatures2, vk::PhysicalDeviceVulkan12Features>();
+  const auto& core = f.get<vk::PhysicalDeviceFeatures2>().features;
+  d.shader_int64 = core.shaderInt64;
+  d.shader_float64 = core.shaderFloat64;
+  d.shader_int16 = core.shaderInt16;
+  d.buffer_int64_atomics = f.get<vk::PhysicalDeviceVulkan12Features>().shaderBufferInt64Atomics;
+  d.push_descriptor = has_extension(pd, VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME);
+  if (has_extension(pd, VK_EXT_SHADER_ATOMIC_FLOAT_EXTENSION_NAME)) {
+    const auto af = pd.getFeatures2<vk::PhysicalDeviceFeatures2, vk::PhysicalDeviceShaderAtomicFloatFeaturesEXT>();
+    d.buffer_float32_atomic_add = af.get<vk::PhysicalDeviceShaderAtomicFloatFeaturesEXT>().shaderBufferFloat32AtomicAdd;
+  }
+  return d;
+}
+
+bool env_flag(const char* name) {
+  const char* v = std::getenv(name);
+  return v && std::strcmp(v, "0") != 0 && *v != '\0';
+}
+
+vk::raii::Instance make_instance(const vk::raii::Context& context, bool validation) {
+  vk::ApplicationInfo app{.pApplicationName = "fuel-vulkan-kernels", .applicationVersion = 1,
+                          .pEngineName = "fvk", .engineVersion = 1, .apiVersion = VK_API_VERSION_1_2};
+  std::vector<const char*> layers, extensions;
+  if (validation) {
+    bool found = false;
+    for (const auto& l : context.enumerateInstanceLayerProperties())
+      if (std::strcmp(l.layerName, kValidationLayer) == 0) found = true;
+    if (!found)
+      fail(ErrorCode::FeatureMissing,
+           "validation was requested (FVK_VALIDATION=1) but VK_LAYER_KHRONOS_validation is not installed "
+           "(Debian: apt-get install vulkan-validationlayers)");
+    layers.push_back(kValidationLayer);
+    extensions.push_back(VK_EXT_DEBUG_UTILS_EXTENSION_NAME);
+  }
+  vk::InstanceCreateInfo info{.pApplicationInfo = &app,
+                              .enabledLayerCount = static_cast<std::uint32_t>(layers.size()),
+                              .ppEnabledLayerNames = layers.data(),
+                              .enabledExtensionCount = static_cast<std::uint32_t>(extensions.size()),
+                              .ppEnabledExtensionNames = extensions.data()};
+  return vk::raii::Instance(context, info);
+}
+
+VKAPI_ATTR VkBool32 VKAPI_CALL on_validation_message(VkDebugUtilsMessageSeverityFlagBitsEXT,
+                                                     VkDebugUtilsMessageTypeFlagsEXT,
+                                                     const VkDebugUtilsMessengerCallbackDataEXT* data, void* user) {
+  auto* sink = static_cast<ValidationSink*>(user);
+  std::lock_guard lock(sink->mutex);
+  sink->messages.emplace_back(data && data->pMessage ? data->pMessage : "(no message)");
+  return VK_FALSE;
+}
+
+}  // namespace
+
+std::vector<DeviceInfo> Device::enumerate() {
+  vk::raii::Context context;
+  vk::raii::Instance instance = make_instance(context, false);
+  std::vector<DeviceInfo> out;
+  std::uint32_t i = 0;
+  for (const auto& pd : instance.enumeratePhysicalDevices()) out.push_back(describe(pd, i++));
+  return out;
+}
+
+Device::Device(const DeviceOptions& options) {
+  validation_ = options.validation.value_or(env_flag("FVK_VALIDATION"));
+  try {
+    instance_ = make_instance(context_, validation_);
+  } catch (const vk::SystemError& e) {
+    fail(ErrorCode::DeviceNotFound, fmt::format("cannot create a Vulkan instance ({}); is a Vulkan driver installed "
+                                                "(Debian: mesa-vulkan-drivers)?", e.what()));
+  }
+  if (validation_) {
+    vk::DebugUtilsMessengerCreateInfoEXT info{
+        .messageSeverity = vk::DebugUtilsMessageSeverityFlagBitsEXT::eWarning |
+                           vk::DebugUtilsMessageSeverityFlagBitsEXT::eError,
+        .messageType = vk::DebugUtilsMessageTypeFlagBitsEXT::eGeneral |
+                       vk::DebugUtilsMessageTypeFlagBitsEXT::eValidation |
+                       vk::DebugUtilsMessageTypeFlagBitsEXT::ePerformance,
+        .pfnUserCallback = &on_validation_message,
+        .pUserData = sink_.get()};
+    messenger_ = vk::raii::DebugUtilsMessengerEXT(instance_, info);
+  }
+
+  auto physicals = instance_.enumeratePhysicalDevices();
+  if (physicals.empty()) fail(ErrorCode::DeviceNotFound, "no Vulkan device found (Debian: mesa-vulkan-drivers gives lavapipe)");
+  std::string selector = options.selector;
+  if (selector.empty()) {
+    if (const char* env = std::getenv("FVK_DEVICE")) selector = env;
+  }
+  std::optional<std::size_t> chosen;
+  if (!selector.empty()) {
+    const bool numeric = std::all_of(selector.begin(), selector.end(), [](char c) { return c >= '0' && c <= '9'; });
+    for (std::size_t i = 0; i < physicals.size() && !chosen; ++i) {
+      const std::string dev_name = physicals[i].getProperties().deviceName.data();
+      if (numeric ? std::stoul(selector) == i : dev_name.find(selector) != std::string::npos) chosen = i;
+    }
+    if (!chosen) {
+      std::string names;
+      for (std::size_t i = 0; i < physicals.size(); ++i)
+        names += fmt::format("{}{}: {}", i ? ", " : "", i, physicals[i].getProperties().deviceName.data());
+      fail(ErrorCode::DeviceNotFound,
+           fmt::format("device selector '{}' (--device / FVK_DEVICE) matches no device; devices: {}", selector, names));
+    }
+  } else {
+    chosen = 0;
+    for (std::size_t i = 1; i < physicals.size(); ++i)
+      if (type_rank(physicals[i].getProperties().deviceType) < type_rank(physicals[*chosen].getProperties().deviceType))
+        chosen = i;
+  }
+  physical_ = std::move(physicals[*chosen]);
+  info_ = describe(physical_, static_cast<std::uint32_t>(*chosen));
+  if (!info_.push_descriptor)
+    fail(ErrorCode::FeatureMissing, fmt::format("device '{}' lacks VK_KHR_push_descriptor, which fvk needs", info_.name));
+
+  const auto families = physical_.getQueueFamilyProperties();
+  std::optional<std::uint32_t> family;
+  for (std::uint32_t i = 0; i < families.size() && !family; ++i)
+    if ((families[i].queueFlags & vk::QueueFlagBits::eCompute) && families[i].timestampValidBits > 0) family = i;
+  for (std::uint32_t i = 0; i < families.size() && !family; ++i)
+    if (families[i].queueFlags & vk::QueueFlagBits::eCompute) family = i;
+  if (!family) fail(ErrorCode::DeviceNotFound, fmt::format("device '{}' has no compute queue", info_.name));
+  queue_family_ = *family;
+
+  // Enable what the kernels may use, where the device has it; wrappers check before dispatching.
+  vk::StructureChain<vk::PhysicalDeviceFeatures2, vk::PhysicalDeviceVulkan12Features,
+                     vk::PhysicalDeviceShaderAtomicFloatFeaturesEXT>
+      features;
+  auto& core = features.get<vk::PhysicalDeviceFeatures2>().features;
+  core.shaderInt64 = info_.shader_int64;
+  core.shaderFloat64 = info_.shader_float64;
+  core.shaderInt16 = info_.shader_int16;
+  features.get<vk::PhysicalDeviceVulkan12Features>().shaderBufferInt64Atomics = info_.buffer_int64_atomics;
+  std::vector<const char*> extensions{VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME};
+  if (info_.buffer_float32_atomic_add) {
+    extensions.push_back(VK_EXT_SHADER_ATOMIC_FLOAT_EXTENSION_NAME);
+    features.get<vk::PhysicalDeviceShaderAtomicFloatFeaturesEXT>().shaderBufferFloat32AtomicAdd = VK_TRUE;
+  } else {
+    features.unlink<vk::PhysicalDeviceShaderAtomicFloatFeaturesEXT>();
+  }
+  const float priority = 1.0f;
+  vk::DeviceQueueCreateInfo queue_info{.queueFamilyIndex = queue_family_, .queueCount = 1, .pQueuePriorities = &priority};
+  vk::DeviceCreateInfo device_info{.pNext = &features.get<vk::PhysicalDeviceFeatures2>(),
+                                   .queueCreateInfoCount = 1,
+                                   .pQueueCreateInfos = &queue_info,
+                                   .enabledExtensionCount = static_cast<std::uint32_t>(extensions.size()),
+                                   .ppEnabledExtensionNames = extensions.data()};
+  device_ = vk::raii::Device(physical_, device_info);
+  queue_ = vk::raii::Queue(device_, queue_family_, 0);
+  command_pool_ = vk::raii::CommandPool(
+      device_, vk::CommandPoolCreateInfo{.flags = vk::CommandPoolCreateFlagBits::eResetCommandBuffer,
+                                         .queueFamilyIndex = queue_family_});
+}
+
+Device::~Device() = default;
+
+const Kernel& Device::kernel(const std::string& name) {
+  std::lock_guard lock(kernels_mutex_);
+  if (auto it = kernels_.find(name); it != kernels_.end()) return *it->second;
+  const auto& table = embedded::table();
+  const auto entry = std::find_if(table.begin(), table.end(), [&](const auto& k) { return k.name == name; });
+  if (entry == table.end()) fail(ErrorCode::Internal, fmt::format("kernel '{}' is not in the EMBEDDED table", name));
+  SpirvInterface iface = reflect_spirv(entry->spirv);
+  vk::raii::ShaderModule module(device_, vk::ShaderModuleCreateInfo{.codeSize = entry->spirv.size_bytes(),
+                                                                     .pCode = entry->spirv.data()});
+  std::vector<vk::DescriptorSetLayoutBinding> bindings;
+  for (auto b : iface.storage_buffer_bindings)
+    bindings.push_back({.binding = b, .descriptorType = vk::DescriptorType::eStorageBuffer, .descriptorCount = 1,
+                        .stageFlags = vk::ShaderStageFlagBits::eCompute});
+  vk::raii::DescriptorSetLayout set_layout(
+      device_, vk::DescriptorSetLayoutCreateInfo{.flags = vk::DescriptorSetLayoutCreateFlagBits::ePushDescriptorKHR,
+                                                 .bindingCount = static_cast<std::uint32_t>(bindings.size()),
+                                                 .pBindings = bindings.data()});
+  vk::PushConstantRange range{.stageFlags = vk::ShaderStageFlagBits::eCompute, .offset = 0,
+                              .size = iface.push_constant_bytes};
+  const vk::DescriptorSetLayout raw_set_layout = *set_layout;
+  vk::raii::PipelineLayout layout(
+      device_, vk::PipelineLayoutCreateInfo{.setLayoutCount = 1, .pSetLayouts = &raw_set_layout,
+                                            .pushConstantRangeCount = iface.push_constant_bytes ? 1u : 0u,
+                                            .pPushConstantRanges = &range});
+  vk::ComputePipelineCreateInfo pipeline_info{
+      .stage = {.stage = vk::ShaderStageFlagBits::eCompute, .module = *module, .pName = "main"}, .layout = *layout};
+  vk::raii::Pipeline pipeline(device_, nullptr, pipeline_info);
+  auto k = std::make_unique<Kernel>(Kernel{name, iface, std::move(module), std::move(set_layout), std::move(layout),
+                                           std::move(pipeline)});
+  return *kernels_.emplace(name, std::move(k)).first->second;
+}
+
+std::vector<std::string> Device::validation_messages() const {
+  std::lock_guard lock(sink_->mutex);
+  return sink_->messages;
+}
+
+}  // namespace fvk::rt

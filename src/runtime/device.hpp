@@ -1,0 +1,81 @@
+// The Vulkan device we run on: instance (with the Khronos validation layer when asked), physical
+// device selection, logical device, one compute queue, and the pipelines created from the EMBEDDED
+// table. Knows nothing about padding.
+#pragma once
+
+#include <vulkan/vulkan_raii.hpp>
+
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "fvk/device_info.hpp"
+#include "runtime/spirv_reflect.hpp"
+
+namespace fvk::rt {
+
+// A compute pipeline built from one EMBEDDED kernel; its layout comes from the SPIR-V itself.
+struct Kernel {
+  std::string name;
+  SpirvInterface interface;
+  vk::raii::ShaderModule module;
+  vk::raii::DescriptorSetLayout set_layout;
+  vk::raii::PipelineLayout layout;
+  vk::raii::Pipeline pipeline;
+};
+
+// Where the debug messenger puts what the validation layer says.
+struct ValidationSink {
+  std::mutex mutex;
+  std::vector<std::string> messages;
+};
+
+struct DeviceOptions {
+  std::string selector;            // index or name substring; empty: env FVK_DEVICE, then default
+  std::optional<bool> validation;  // default: env FVK_VALIDATION=1
+};
+
+class Device {
+ public:
+  explicit Device(const DeviceOptions& options = {});
+  Device(const Device&) = delete;
+  Device& operator=(const Device&) = delete;
+  ~Device();
+
+  static std::vector<DeviceInfo> enumerate();
+
+  const DeviceInfo& info() const { return info_; }
+  const vk::raii::Device& device() const { return device_; }
+  const vk::raii::PhysicalDevice& physical() const { return physical_; }
+  const vk::raii::Queue& queue() const { return queue_; }
+  const vk::raii::CommandPool& command_pool() const { return command_pool_; }
+  std::uint32_t queue_family() const { return queue_family_; }
+
+  // The pipeline for an EMBEDDED kernel, created on first use and cached.
+  const Kernel& kernel(const std::string& name);
+
+  // Messages the validation layer reported (warnings and errors) since the device was created.
+  std::vector<std::string> validation_messages() const;
+  bool validation_enabled() const { return validation_; }
+
+ private:
+  bool validation_ = false;
+  std::unique_ptr<ValidationSink> sink_ = std::make_unique<ValidationSink>();  // outlives the messenger
+  vk::raii::Context context_;
+  vk::raii::Instance instance_{nullptr};
+  vk::raii::DebugUtilsMessengerEXT messenger_{nullptr};
+  vk::raii::PhysicalDevice physical_{nullptr};
+  DeviceInfo info_;
+  std::uint32_t queue_family_ = 0;
+  vk::raii::Device device_{nullptr};
+  vk::raii::Queue queue_{nullptr};
+  vk::raii::CommandPool command_pool_{nullptr};
+  std::map<std::string, std::unique_ptr<Kernel>> kernels_;
+  std::mutex kernels_mutex_;
+
+};
+
+}  // namespace fvk::rt

@@ -1,0 +1,20 @@
+// Just enough SPIR-V reflection to build pipeline layouts from the module itself and to hold each
+// kernel's contract against it: storage-buffer bindings, push-constant block size, workgroup size.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+namespace fvk::rt {
+
+struct SpirvInterface {
+  std::vector<std::uint32_t> storage_buffer_bindings;  // set 0, ascending
+  std::uint32_t push_constant_bytes = 0;
+  std::uint32_t local_size_x = 1;
+};
+
+// Throws Error(Internal) on a malformed module.
+SpirvInterface reflect_spirv(std::span<const std::uint32_t> words);
+
+}  // namespace fvk::rt

@@ -1,0 +1,217 @@
+#include "selftest/harness.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+#include "core/float_bits.hpp"
+#include "fvk/error.hpp"
+#include "reference/random_tensor.hpp"
+#include "reference/reference.hpp"
+
+namespace fvk::selftest {
+namespace {
+
+constexpr DType kAccumulating[] = {DType::F32, DType::F64, DType::F16, DType::BF16};
+
+std::string mode_word(PadMode m) { return m == PadMode::Constant ? "const" : std::string(name(m)); }
+
+PadSpec spec_of(const Target& t, const Case& c) { return PadSpec{t.mode, c.left, c.right}; }
+
+double element_as_double(const HostTensor& t, std::size_t i) {
+  switch (t.dtype) {
+    case DType::F64: return t.get<double>(i);
+    case DType::F32: return t.get<float>(i);
+    case DType::F16: return detail::decode_float(t.get<std::uint16_t>(i), detail::kF16);
+    case DType::BF16: return detail::decode_float(t.get<std::uint16_t>(i), detail::kBF16);
+    default: fail(ErrorCode::Internal, "element_as_double on a non-float tensor");
+  }
+}
+
+double unit_roundoff(DType d) {
+  switch (d) {
+    case DType::F64: return std::ldexp(1.0, -53);
+    case DType::F32: return std::ldexp(1.0, -24);
+    case DType::F16: return std::ldexp(1.0, -11);
+    default: return std::ldexp(1.0, -8);
+  }
+}
+
+// First differing element of two tensors of one dtype and shape, compared byte for byte.
+std::optional<std::string> first_difference(const HostTensor& got, const HostTensor& want) {
+  if (got.shape != want.shape)
+    return fmt::format("shape {} != expected {}", to_string(got.shape), to_string(want.shape));
+  const std::size_t w = got.elem_bytes();
+  for (std::size_t i = 0; i < got.numel(); ++i)
+    if (std::memcmp(got.data.data() + i * w, want.data.data() + i * w, w) != 0) {
+      std::uint64_t a = 0, b = 0;
+      std::memcpy(&a, got.data.data() + i * w, w);
+      std::memcpy(&b, want.data.data() + i * w, w);
+      return fmt::format("element {} is 0x{:0{}x}, expected 0x{:0{}x}", i, a, 2 * w, b, 2 * w);
+    }
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::vector<Target> all_targets() {
+  std::vector<Target> out;
+  for (std::size_t w : {1, 2, 4, 8}) {
+    for (auto mode : {PadMode::Constant, PadMode::Reflect, PadMode::Replicate})
+      for (auto d : kAllDTypes)
+        if (byte_width(d) == w)
+          out.push_back({fmt::format("pad_{}_b{}", mode_word(mode), w), Op::Pad, mode, {}, d, true});
+    for (auto d : kAllDTypes)
+      if (byte_width(d) == w)
+        out.push_back({fmt::format("pad_backward_const_b{}", w), Op::PadBackward, PadMode::Constant, {}, d, true});
+    for (auto d : kAllDTypes)
+      if (byte_width(d) == w) out.push_back({fmt::format("masked_fill_b{}", w), Op::MaskedFill, {}, {}, d, true});
+  }
+  for (auto mode : {PadMode::Reflect, PadMode::Replicate})
+    for (auto d : kAccumulating) {
+      out.push_back({fmt::format("pad_backward_{}_det_{}", name(mode), name(d)), Op::PadBackward, mode,
+                     BackwardAlgorithm::Deterministic, d, true});
+      out.push_back({fmt::format("pad_backward_{}_{}", name(mode), name(d)), Op::PadBackward, mode,
+                     BackwardAlgorithm::Atomic, d, false});
+    }
+  return out;
+}
+
+std::vector<Case> cases_for(const Target& t, bool bandwidth_case) {
+  std::vector<Case> out;
+  std::mt19937_64 rng(std::hash<std::string>{}(t.kernel + std::string(name(t.dtype))));
+  const std::int64_t dims[] = {1, 2, 3, 5, 7, 4};
+  auto pick = [&](std::size_t n) { return static_cast<std::size_t>(rng() % n); };
+  auto fill_for = [&]() {
+    if (t.dtype == DType::Bool) return Scalar::from_bool(true);
+    if (is_float(t.dtype)) return Scalar::from_double(-1.5);
+    return Scalar::from_int(is_signed_int(t.dtype) ? -7 : 9);
+  };
+  for (int rank = 1; rank <= kMaxRank; ++rank) {
+    for (int variant = 0; variant < 3; ++variant) {  // pads 0 / 1 / the largest allowed
+      Case c;
+      c.seed = rng();
+      c.fill = fill_for();
+      for (int a = 0; a < rank; ++a) c.shape.push_back(dims[pick(std::size(dims))]);
+      // The innermost dim odd and above 4 in one case, so rows straddle 16-byte chunks.
+      if (variant == 1) c.shape.back() = 13;
+      c.left.assign(rank, 0);
+      c.right.assign(rank, 0);
+      if (t.op != Op::MaskedFill) {
+        // Pad at most three axes so the output of rank-8 cases stays small.
+        for (int k = 0; k < std::min(rank, 3); ++k) {
+          const auto a = pick(rank);
+          const std::int64_t n = c.shape[a];
+          const std::int64_t largest = t.mode == PadMode::Reflect ? n - 1 : n + 1;
+          const std::int64_t p = variant == 0 ? 0 : variant == 1 ? std::min<std::int64_t>(1, largest) : largest;
+          c.left[a] = p;
+          c.right[a] = (variant == 2 && k == 0) ? largest : static_cast<std::int64_t>(pick(2)) * std::min<std::int64_t>(1, largest);
+        }
+      }
+      out.push_back(std::move(c));
+    }
+  }
+  // Empty tensors: a 0-sized dim (constant pad fills the output from nothing; others move nothing).
+  if (t.op == Op::MaskedFill || t.mode == PadMode::Constant) {
+    Case c;
+    c.seed = rng();
+    c.fill = fill_for();
+    c.shape = {3, 0, 5};
+    c.left = {0, 2, 1};
+    c.right = {1, 1, 0};
+    if (t.op == Op::MaskedFill) c.left = c.right = {0, 0, 0};
+    out.push_back(c);
+  }
+  if (bandwidth_case) {
+    Case c;
+    c.seed = rng();
+    c.fill = fill_for();
+    c.shape = {4, 250, 250};
+    c.left = {0, 3, 3};
+    c.right = {0, 3, 3};
+    if (t.op == Op::MaskedFill) c.left = c.right = {0, 0, 0};
+    out.push_back(c);
+  }
+  return out;
+}
+
+Outcome run_case(Context& ctx, const Target& t, const Case& c) {
+  std::mt19937_64 rng(c.seed);
+  Outcome o;
+  const std::size_t w = byte_width(t.dtype);
+  HostTensor got, want;
+  if (t.op == Op::Pad) {
+    const PadGeometry g = infer_pad(c.shape, spec_of(t, c));
+    const HostTensor in = ref::random_bits(t.dtype, c.shape, rng);
+    const Tensor out = pad(ctx, ctx.upload(in), spec_of(t, c), c.fill);
+    o.gpu_ns = ctx.last_kernel_ns();
+    got = ctx.download(out);
+    want = ref::pad(in, g, t.mode == PadMode::Constant ? c.fill.bits(t.dtype) : 0);
+    o.bytes = (t.mode == PadMode::Constant ? numel(g.in) + numel(g.out) : 2 * numel(g.out)) * w;
+  } else if (t.op == Op::MaskedFill) {
+    const HostTensor in = ref::random_bits(t.dtype, c.shape, rng);
+    const HostTensor mask = ref::random_mask(c.shape, 0.3, rng);
+    const Tensor out = masked_fill(ctx, ctx.upload(in), ctx.upload(mask), c.fill);
+    o.gpu_ns = ctx.last_kernel_ns();
+    got = ctx.download(out);
+    want = ref::masked_fill(in, mask, c.fill.bits(t.dtype));
+    o.bytes = static_cast<std::uint64_t>(numel(c.shape)) * (2 * w + 1);
+  } else {
+    Shape grad_out_shape = c.shape;
+    for (std::size_t a = 0; a < c.shape.size(); ++a) grad_out_shape[a] += c.left[a] + c.right[a];
+    const PadGeometry g = infer_pad_backward(grad_out_shape, spec_of(t, c));
+    const HostTensor grad_out = t.mode == PadMode::Constant ? ref::random_bits(t.dtype, grad_out_shape, rng)
+                                                            : ref::random_values(t.dtype, grad_out_shape, rng);
+    const Tensor grad_in = pad_backward(ctx, ctx.upload(grad_out), spec_of(t, c), t.algorithm);
+    o.gpu_ns = ctx.last_kernel_ns();
+    got = ctx.download(grad_in);
+    if (t.mode == PadMode::Constant) {
+      want = ref::pad_backward_const(grad_out, g);
+      o.bytes = 2 * static_cast<std::uint64_t>(numel(g.in)) * w;
+    } else if (t.exact) {
+      want = ref::pad_backward_sum(grad_out, g);
+      o.bytes = static_cast<std::uint64_t>(numel(g.in) + numel(g.out)) * w;
+    } else {
+      // Atomic: every contribution must arrive; the order of the adds is free. Bound the error of a
+      // k-term sum by (k + 1) * u * sum|x| (each add rounds once, plus the final narrowing).
+      o.bytes = 3 * static_cast<std::uint64_t>(numel(g.out)) * w;
+      const HostTensor exact = ref::pad_backward_exact(grad_out, g);
+      HostTensor abs_in = grad_out, ones = grad_out;
+      for (std::size_t i = 0; i < abs_in.numel(); ++i) {
+        const std::size_t b = i * w + w - 1;  // sign bit lives in the top byte
+        abs_in.data[b] &= std::byte{0x7F};
+        std::memset(ones.data.data() + i * w, 0, w);
+        const auto one = t.dtype == DType::F64 ? std::uint64_t{0x3FF0000000000000ull}
+                         : t.dtype == DType::F32 ? std::uint64_t{0x3F800000u}
+                         : t.dtype == DType::F16 ? std::uint64_t{0x3C00u}
+                                                 : std::uint64_t{0x3F80u};
+        std::memcpy(ones.data.data() + i * w, &one, w);
+      }
+      const HostTensor abs_sum = ref::pad_backward_exact(abs_in, g);
+      const HostTensor counts = ref::pad_backward_exact(ones, g);
+      const double u = unit_roundoff(t.dtype);
+      for (std::size_t i = 0; i < got.numel(); ++i) {
+        const double x = element_as_double(got, i), e = exact.get<double>(i);
+        const double bound = (counts.get<double>(i) + 1) * u * abs_sum.get<double>(i) + 1e-300;
+        const double err = std::fabs(x - e);
+        o.max_error = std::max(o.max_error, err / bound);
+        if (!(err <= bound)) {
+          o.pass = false;
+          o.detail = fmt::format("element {} is {}, exact sum {}, error {} above bound {} ({} contributions)", i, x, e,
+                                 err, bound, counts.get<double>(i));
+          break;
+        }
+      }
+      return o;
+    }
+  }
+  if (auto diff = first_difference(got, want)) {
+    o.pass = false;
+    o.detail = *diff;
+  }
+  return o;
+}
+
+}  // namespace fvk::selftest

@@ -1,0 +1,53 @@
+// One harness that runs a kernel on the device and holds it against the CPU reference. The CLI's
+// `fvk selftest` and the GoogleTest suite both drive it, over the same generated cases.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "fvk/context.hpp"
+#include "fvk/ops.hpp"
+#include "fvk/pad_spec.hpp"
+#include "fvk/scalar.hpp"
+
+namespace fvk::selftest {
+
+enum class Op { Pad, PadBackward, MaskedFill };
+
+// One kernel variant and one dtype it accepts.
+struct Target {
+  std::string kernel;
+  Op op = Op::Pad;
+  PadMode mode = PadMode::Constant;
+  BackwardAlgorithm algorithm = BackwardAlgorithm::Deterministic;
+  DType dtype = DType::F32;
+  bool exact = true;  // bit-exact promise (false: atomic accumulation, checked within a bound)
+};
+
+struct Case {
+  Shape shape;  // pad: the input; backward: grad_in (grad_out = shape + l + r); masked_fill: input
+  std::vector<std::int64_t> left, right;
+  Scalar fill = Scalar::from_int(0);
+  std::uint64_t seed = 0;
+};
+
+struct Outcome {
+  bool pass = true;
+  std::string detail;         // first mismatch, when any
+  double gpu_ns = 0;          // kernel time, timestamp queries
+  std::uint64_t bytes = 0;    // bytes the op must move (input read once, output written once)
+  double max_error = 0;       // atomic kernels: largest |gpu - exact| / bound seen
+};
+
+// Every (kernel, dtype) pair we ship, in a stable order.
+std::vector<Target> all_targets();
+// The spread of shapes for a target: ranks 1..8, size-1 and odd dims, pads 0 / 1 / the largest
+// allowed, empty tensors where the mode allows them. `bandwidth_case` adds one larger case.
+std::vector<Case> cases_for(const Target& target, bool bandwidth_case);
+
+Outcome run_case(Context& ctx, const Target& target, const Case& c);
+
+}  // namespace fvk::selftest

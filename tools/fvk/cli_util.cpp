@@ -1,0 +1,48 @@
+#include "cli_util.hpp"
+
+#include <fmt/format.h>
+
+#include <charconv>
+
+#include "fvk/error.hpp"
+#include "io/npy.hpp"
+
+namespace fvk::cli {
+
+Context make_context(const GlobalOptions& global) { return Context(ContextOptions{global.device, std::nullopt}); }
+
+std::vector<std::int64_t> parse_int_list(const std::string& text, const std::string& what) {
+  std::vector<std::int64_t> out;
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    const auto end = std::min(text.find(',', start), text.size());
+    const std::string item = text.substr(start, end - start);
+    std::int64_t v = 0;
+    const auto [ptr, ec] = std::from_chars(item.data(), item.data() + item.size(), v);
+    if (item.empty() || ec != std::errc() || ptr != item.data() + item.size())
+      fail(ErrorCode::InvalidArgument,
+           fmt::format("{} '{}': '{}' is not an integer (expected a comma-separated list like 1,1,2,2)", what, text,
+                       item));
+    out.push_back(v);
+    start = end + 1;
+  }
+  return out;
+}
+
+HostTensor read_tensor(const std::string& path, const std::string& dtype_override) {
+  std::optional<DType> two_byte_as;
+  if (!dtype_override.empty()) {
+    const auto d = parse_dtype(dtype_override);
+    if (!d || byte_width(*d) != 2)
+      fail(ErrorCode::InvalidArgument,
+           fmt::format("--dtype '{}': only a 2-byte dtype (bf16, f16, i16, u16) can reinterpret a file", dtype_override));
+    two_byte_as = d;
+  }
+  auto arr = io::read_npy(path, two_byte_as);
+  if (arr.fortran_order)
+    fail(ErrorCode::UnsupportedLayout,
+         fmt::format("{} is stored in Fortran order; fvk reads C-order .npy files (np.ascontiguousarray first)", path));
+  return std::move(arr.tensor);
+}
+
+}  // namespace fvk::cli

@@ -1,0 +1,88 @@
+// fvk pad / pad-backward / masked-fill: run one op on .npy files.
+#include <fmt/format.h>
+
+#include "cli_util.hpp"
+#include "commands.hpp"
+#include "fvk/error.hpp"
+#include "fvk/ops.hpp"
+#include "io/npy.hpp"
+
+namespace fvk::cli {
+namespace {
+
+struct PadArgs {
+  std::string in, out, mode = "constant", pads, value = "0", dtype;
+  bool atomic = false;
+};
+
+PadSpec spec_from(const PadArgs& a, std::size_t rank) {
+  return PadSpec::from_torch(parse_pad_mode(a.mode), rank, parse_int_list(a.pads, "--pad"));
+}
+
+void add_pad_options(CLI::App* sub, PadArgs& a) {
+  sub->add_option("--mode", a.mode, "constant | reflect | replicate")->check(CLI::IsMember({"constant", "reflect", "replicate", "edge"}));
+  sub->add_option("--pad", a.pads, "L,R[,L,R...]: pairs from the last dimension backwards (torch F.pad order)")
+      ->required();
+  sub->add_option("--dtype", a.dtype, "read 2-byte data as this dtype (bf16)");
+}
+
+Registrar reg_pad([](CLI::App& app, GlobalOptions& global) {
+  auto a = std::make_shared<PadArgs>();
+  auto* sub = app.add_subcommand("pad", "Pad a tensor (.npy) like torch.nn.functional.pad");
+  sub->add_option("input", a->in, "input .npy")->required();
+  sub->add_option("output", a->out, "output .npy")->required();
+  add_pad_options(sub, *a);
+  sub->add_option("--value", a->value, "constant fill, a number in the tensor's dtype (bool: 0/1/true/false)");
+  set_action(sub, [a, &global]() {
+    const HostTensor in = read_tensor(a->in, a->dtype);
+    const PadSpec spec = spec_from(*a, in.shape.size());
+    const Scalar value = Scalar::parse(a->value);
+    if (spec.mode == PadMode::Constant) (void)value.bits(in.dtype);  // range-check before any work
+    Context ctx = make_context(global);
+    const Tensor out = pad(ctx, ctx.upload(in), spec, value);
+    io::write_npy(a->out, ctx.download(out));
+    return 0;
+  });
+});
+
+Registrar reg_backward([](CLI::App& app, GlobalOptions& global) {
+  auto a = std::make_shared<PadArgs>();
+  auto* sub = app.add_subcommand("pad-backward", "Gradient of a pad: grad_in from grad_out");
+  sub->add_option("grad_out", a->in, "grad_out .npy (the padded shape)")->required();
+  sub->add_option("grad_in", a->out, "grad_in .npy to write")->required();
+  add_pad_options(sub, *a);
+  sub->add_flag("--atomic", a->atomic, "use the atomic (nondeterministic) reflect/replicate kernels");
+  set_action(sub, [a, &global]() {
+    const HostTensor grad_out = read_tensor(a->in, a->dtype);
+    const PadSpec spec = spec_from(*a, grad_out.shape.size());
+    Context ctx = make_context(global);
+    const Tensor grad_in = pad_backward(ctx, ctx.upload(grad_out), spec,
+                                        a->atomic ? BackwardAlgorithm::Atomic : BackwardAlgorithm::Deterministic);
+    io::write_npy(a->out, ctx.download(grad_in));
+    return 0;
+  });
+});
+
+Registrar reg_masked([](CLI::App& app, GlobalOptions& global) {
+  auto a = std::make_shared<PadArgs>();
+  auto mask_path = std::make_shared<std::string>();
+  auto* sub = app.add_subcommand("masked-fill", "out = mask ? value : input");
+  sub->add_option("input", a->in, "input .npy")->required();
+  sub->add_option("mask", *mask_path, "bool mask .npy of the input's shape")->required();
+  sub->add_option("output", a->out, "output .npy")->required();
+  sub->add_option("--value", a->value, "fill, a number in the tensor's dtype")->required();
+  sub->add_option("--dtype", a->dtype, "read 2-byte data as this dtype (bf16)");
+  set_action(sub, [a, mask_path, &global]() {
+    const HostTensor in = read_tensor(a->in, a->dtype);
+    const HostTensor mask = read_tensor(*mask_path, "");
+    const Scalar value = Scalar::parse(a->value);
+    (void)value.bits(in.dtype);
+    Context ctx = make_context(global);
+    const Tensor out = masked_fill(ctx, ctx.upload(in), ctx.upload(mask), value);
+    io::write_npy(a->out, ctx.download(out));
+    return 0;
+  });
+});
+
+}  // namespace
+}  // namespace fvk::cli
