@@ -22,6 +22,10 @@ struct ContextOptions {
   std::string device;
   // Khronos validation layer. Unset: on when env FVK_VALIDATION=1.
   std::optional<bool> validation;
+  // Features to treat as absent even where the device has them (shaderInt64, shaderFloat64,
+  // shaderBufferInt64Atomics, shaderBufferFloat32AtomicAdd), to exercise the refusal paths.
+  // Also read from env FVK_DISABLE_FEATURES (comma-separated).
+  std::vector<std::string> disabled_features;
 };
 
 class Context {
@@ -44,6 +48,9 @@ class Context {
 
   // What the validation layer said so far (empty when it is off or had nothing to say).
   std::vector<std::string> validation_messages() const;
+
+  // Kernel dispatches recorded through this context so far.
+  std::uint64_t dispatch_count() const;
 
   rt::Device& runtime() { return *device_; }
 

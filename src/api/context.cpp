@@ -12,7 +12,7 @@
 namespace fvk {
 
 Context::Context(const ContextOptions& options)
-    : device_(std::make_unique<rt::Device>(rt::DeviceOptions{options.device, options.validation})) {}
+    : device_(std::make_unique<rt::Device>(rt::DeviceOptions{options.device, options.validation, options.disabled_features})) {}
 Context::Context(Context&&) noexcept = default;
 Context& Context::operator=(Context&&) noexcept = default;
 Context::~Context() = default;
@@ -20,6 +20,7 @@ Context::~Context() = default;
 std::vector<DeviceInfo> Context::list_devices() { return rt::Device::enumerate(); }
 const DeviceInfo& Context::device_info() const { return device_->info(); }
 std::vector<std::string> Context::validation_messages() const { return device_->validation_messages(); }
+std::uint64_t Context::dispatch_count() const { return device_->dispatch_count(); }
 
 Tensor Context::empty(DType dtype, Shape shape) {
   const std::size_t bytes = static_cast<std::size_t>(numel(shape)) * byte_width(dtype);

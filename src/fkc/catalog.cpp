@@ -36,7 +36,9 @@ std::vector<Problem> check_shipped() {
   try {
     return check_links(shipped_contracts());
   } catch (const Error& e) {
-    return {{{}, e.what()}};
+    Problem load_error;
+    load_error.message = e.what();
+    return {load_error};
   }
 }
 

@@ -123,7 +123,7 @@ template <class E>
 E read_vocab(const YAML::Node& n, const std::string& path, const Ctx& ctx) {
   const auto text = read_string(n, path, ctx);
   if (auto v = parse_vocab<E>(text)) return *v;
-  contract_error(ctx.at(n), fmt::format("{}: '{}' is not a {} (one of: {})", path, text, Vocab<E>::name(),
+  contract_error(ctx.at(n), fmt::format("{}: '{}' is not a valid {} (one of: {})", path, text, Vocab<E>::name(),
                                        spellings<E>()));
 }
 

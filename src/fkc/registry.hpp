@@ -35,6 +35,9 @@ class LinkRegistry {
 extern const LinkRegistry ENTRY_POINTS;
 
 struct Problem {
+  Problem() = default;
+  Problem(SourceLoc loc_, std::string message_) : loc(std::move(loc_)), message(std::move(message_)) {}
+
   SourceLoc loc;
   std::string message;
   std::string str() const { return loc.file.empty() ? message : loc.str() + ": " + message; }

@@ -2,10 +2,14 @@
 #pragma once
 
 #include <string>
+#include <utility>
 
 namespace fvk::fkc {
 
 struct SourceLoc {
+  SourceLoc() = default;
+  SourceLoc(std::string file_, int line_) : file(std::move(file_)), line(line_) {}
+
   std::string file;
   int line = 0;  // 1-based; 0 when unknown
 

@@ -123,6 +123,29 @@ VKAPI_ATTR VkBool32 VKAPI_CALL on_validation_message(VkDebugUtilsMessageSeverity
   return VK_FALSE;
 }
 
+// Treats the named features as absent: they are neither enabled on the device nor offered to wrappers.
+void disable_features(DeviceInfo& info, std::vector<std::string> names) {
+  if (const char* env = std::getenv("FVK_DISABLE_FEATURES")) {
+    std::string list = env;
+    for (std::size_t start = 0; start < list.size();) {
+      const auto end = std::min(list.find(',', start), list.size());
+      if (end > start) names.push_back(list.substr(start, end - start));
+      start = end + 1;
+    }
+  }
+  for (const auto& n : names) {
+    if (n == "shaderInt64") info.shader_int64 = false;
+    else if (n == "shaderFloat64") info.shader_float64 = false;
+    else if (n == "shaderBufferInt64Atomics") info.buffer_int64_atomics = false;
+    else if (n == "shaderBufferFloat32AtomicAdd") info.buffer_float32_atomic_add = false;
+    else
+      fail(ErrorCode::InvalidArgument,
+           fmt::format("disabled feature '{}' is not one of shaderInt64, shaderFloat64, shaderBufferInt64Atomics, "
+                       "shaderBufferFloat32AtomicAdd",
+                       n));
+  }
+}
+
 }  // namespace
 
 std::vector<DeviceInfo> Device::enumerate() {
@@ -182,6 +205,7 @@ Device::Device(const DeviceOptions& options) {
   }
   physical_ = std::move(physicals[*chosen]);
   info_ = describe(physical_, static_cast<std::uint32_t>(*chosen));
+  disable_features(info_, options.disabled_features);
   if (!info_.push_descriptor)
     fail(ErrorCode::FeatureMissing, fmt::format("device '{}' lacks VK_KHR_push_descriptor, which fvk needs", info_.name));
 

@@ -5,6 +5,7 @@
 
 #include <vulkan/vulkan_raii.hpp>
 
+#include <atomic>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -36,6 +37,7 @@ struct ValidationSink {
 struct DeviceOptions {
   std::string selector;            // index or name substring; empty: env FVK_DEVICE, then default
   std::optional<bool> validation;  // default: env FVK_VALIDATION=1
+  std::vector<std::string> disabled_features;  // plus env FVK_DISABLE_FEATURES
 };
 
 class Device {
@@ -61,6 +63,10 @@ class Device {
   std::vector<std::string> validation_messages() const;
   bool validation_enabled() const { return validation_; }
 
+  // Dispatches recorded on this device so far (tests use it to prove a refusal dispatched nothing).
+  std::uint64_t dispatch_count() const { return dispatch_count_; }
+  void note_dispatch() { ++dispatch_count_; }
+
  private:
   bool validation_ = false;
   std::unique_ptr<ValidationSink> sink_ = std::make_unique<ValidationSink>();  // outlives the messenger
@@ -75,6 +81,7 @@ class Device {
   vk::raii::CommandPool command_pool_{nullptr};
   std::map<std::string, std::unique_ptr<Kernel>> kernels_;
   std::mutex kernels_mutex_;
+  std::atomic<std::uint64_t> dispatch_count_{0};
 
 };
 

@@ -71,6 +71,7 @@ void Stream::dispatch(const Kernel& kernel, std::span<const BufferRange> binding
     fail(ErrorCode::DeviceLimit, fmt::format("{} invocations exceed the device's workgroup-count limits", invocations));
   cmd().dispatch(static_cast<std::uint32_t>(x), static_cast<std::uint32_t>(y), 1);
   ++dispatches_;
+  device_.note_dispatch();
 }
 
 void Stream::fill(const Buffer& buffer, std::uint32_t value) {

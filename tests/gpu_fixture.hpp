@@ -1,0 +1,26 @@
+// One Vulkan context for the whole test binary (validation layer on when FVK_VALIDATION=1, as CTest
+// sets it), and a fixture that fails any test during which the validation layer said something.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include "fvk/context.hpp"
+
+namespace fvk::testing {
+
+Context& shared_context();
+
+class GpuTest : public ::testing::Test {
+ protected:
+  void SetUp() override { seen_ = shared_context().validation_messages().size(); }
+  void TearDown() override {
+    const auto messages = shared_context().validation_messages();
+    for (std::size_t i = seen_; i < messages.size(); ++i) ADD_FAILURE() << "validation layer: " << messages[i];
+  }
+  Context& ctx() { return shared_context(); }
+
+ private:
+  std::size_t seen_ = 0;
+};
+
+}  // namespace fvk::testing

@@ -1,0 +1,180 @@
+// Every bad input gets its own error code, and nothing is dispatched before the refusal.
+#include <gtest/gtest.h>
+
+#include <functional>
+
+#include "fvk/error.hpp"
+#include "fvk/ops.hpp"
+#include "gpu_fixture.hpp"
+
+namespace fvk::testing {
+namespace {
+
+class Refusals : public GpuTest {
+ protected:
+  // Runs `f`, expects Error with `code`, and checks that no kernel was dispatched meanwhile.
+  void expect_refused(ErrorCode code, const std::function<void()>& f) {
+    const auto before = ctx().dispatch_count();
+    try {
+      f();
+      ADD_FAILURE() << "expected " << to_string(code) << ", nothing was thrown";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.code(), code) << e.what();
+      EXPECT_FALSE(std::string(e.what()).empty());
+    }
+    EXPECT_EQ(ctx().dispatch_count(), before) << "a refused op dispatched a kernel";
+  }
+  Tensor tensor(DType d, Shape s) { return ctx().upload(HostTensor::zeros(d, std::move(s))); }
+  static PadSpec spec(PadMode m, std::vector<std::int64_t> l, std::vector<std::int64_t> r) {
+    return PadSpec{m, std::move(l), std::move(r)};
+  }
+};
+
+TEST_F(Refusals, RankZero) {
+  const Tensor t = tensor(DType::F32, {});
+  expect_refused(ErrorCode::RankOutOfRange, [&] { pad(ctx(), t, spec(PadMode::Constant, {}, {})); });
+}
+
+TEST_F(Refusals, RankNine) {
+  const Tensor t = tensor(DType::F32, Shape(9, 1));
+  expect_refused(ErrorCode::RankOutOfRange,
+                 [&] { pad(ctx(), t, spec(PadMode::Constant, std::vector<std::int64_t>(9, 0), std::vector<std::int64_t>(9, 1))); });
+  expect_refused(ErrorCode::RankOutOfRange, [&] {
+    pad_backward(ctx(), t, spec(PadMode::Reflect, std::vector<std::int64_t>(9, 0), std::vector<std::int64_t>(9, 0)));
+  });
+}
+
+TEST_F(Refusals, OutShapeMustBeInPlusPads) {
+  const Tensor in = tensor(DType::F32, {3, 4});
+  const Tensor wrong = tensor(DType::F32, {3, 7});
+  expect_refused(ErrorCode::ShapeMismatch, [&] { pad_into(ctx(), in, wrong, spec(PadMode::Constant, {0, 1}, {0, 1})); });
+  const Tensor wrong_dtype = tensor(DType::I32, {3, 6});
+  expect_refused(ErrorCode::DTypeNotAccepted,
+                 [&] { pad_into(ctx(), in, wrong_dtype, spec(PadMode::Constant, {0, 1}, {0, 1})); });
+}
+
+TEST_F(Refusals, NegativePad) {
+  const Tensor in = tensor(DType::U8, {5});
+  expect_refused(ErrorCode::NegativePad, [&] { pad(ctx(), in, spec(PadMode::Replicate, {-1}, {0})); });
+}
+
+TEST_F(Refusals, ReflectPadBeyondDimMinusOne) {
+  const Tensor in = tensor(DType::F16, {2, 3});
+  expect_refused(ErrorCode::ReflectPadTooLarge, [&] { pad(ctx(), in, spec(PadMode::Reflect, {0, 3}, {0, 0})); });
+  expect_refused(ErrorCode::ReflectPadTooLarge, [&] { pad(ctx(), in, spec(PadMode::Reflect, {0, 0}, {0, 3})); });
+  const Tensor grad = tensor(DType::F32, {2, 9});
+  expect_refused(ErrorCode::ReflectPadTooLarge,
+                 [&] { pad_backward(ctx(), grad, spec(PadMode::Reflect, {0, 3}, {0, 3})); });
+}
+
+TEST_F(Refusals, EmptyDimWhereDataIsNeeded) {
+  const Tensor in = tensor(DType::F32, {0, 3});
+  expect_refused(ErrorCode::EmptyDimension, [&] { pad(ctx(), in, spec(PadMode::Reflect, {1, 0}, {0, 0})); });
+  expect_refused(ErrorCode::EmptyDimension, [&] { pad(ctx(), in, spec(PadMode::Replicate, {0, 0}, {1, 0})); });
+  // Constant mode needs no data: the output is all fill.
+  const Tensor out = pad(ctx(), in, spec(PadMode::Constant, {1, 0}, {0, 0}), Scalar::from_double(2));
+  EXPECT_EQ(ctx().download(out).get<float>(2), 2.0f);
+}
+
+TEST_F(Refusals, DTypeNotAccepted) {
+  const Tensor ints = tensor(DType::I32, {4, 6});
+  expect_refused(ErrorCode::DTypeNotAccepted, [&] { pad_backward(ctx(), ints, spec(PadMode::Reflect, {0, 1}, {0, 1})); });
+  expect_refused(ErrorCode::DTypeNotAccepted, [&] {
+    pad_backward(ctx(), ints, spec(PadMode::Replicate, {0, 1}, {0, 1}), BackwardAlgorithm::Atomic);
+  });
+  const Tensor in = tensor(DType::F32, {4});
+  const Tensor mask_u8 = tensor(DType::U8, {4});
+  expect_refused(ErrorCode::DTypeNotAccepted, [&] { masked_fill(ctx(), in, mask_u8, Scalar::from_int(1)); });
+}
+
+TEST_F(Refusals, MaskOfAnotherShape) {
+  const Tensor in = tensor(DType::F32, {4, 2});
+  const Tensor mask = tensor(DType::Bool, {2, 4});
+  expect_refused(ErrorCode::ShapeMismatch, [&] { masked_fill(ctx(), in, mask, Scalar::from_int(1)); });
+}
+
+TEST_F(Refusals, GradOutSmallerThanPads) {
+  const Tensor grad = tensor(DType::F32, {3});
+  expect_refused(ErrorCode::ShapeMismatch, [&] { pad_backward(ctx(), grad, spec(PadMode::Constant, {2}, {2})); });
+}
+
+TEST_F(Refusals, BeyondThirtyTwoBitIndexing) {
+  // Validation happens on the shape alone: no 16 GiB tensor is ever allocated.
+  EXPECT_THROW(
+      {
+        try {
+          infer_pad({1 << 20, 1 << 12}, spec(PadMode::Constant, {0, 0}, {0, 1 << 12}));
+        } catch (const Error& e) {
+          EXPECT_EQ(e.code(), ErrorCode::IndexOverflow);
+          throw;
+        }
+      },
+      Error);
+}
+
+TEST_F(Refusals, BeyondMaxStorageBufferRange) {
+  const auto range = ctx().device_info().max_storage_buffer_range;
+  // An input just under the binding limit whose padded output is over it (no data is uploaded).
+  const std::int64_t n = static_cast<std::int64_t>(range / 4 - 1024);
+  const Tensor in = ctx().empty(DType::F32, {n});
+  expect_refused(ErrorCode::DeviceLimit, [&] { pad(ctx(), in, spec(PadMode::Constant, {0}, {4096})); });
+}
+
+TEST_F(Refusals, FillValueOutOfRange) {
+  const Tensor u8 = tensor(DType::U8, {4});
+  expect_refused(ErrorCode::ValueOutOfRange, [&] { pad(ctx(), u8, spec(PadMode::Constant, {1}, {1}), Scalar::from_int(256)); });
+  expect_refused(ErrorCode::ValueOutOfRange, [&] { pad(ctx(), u8, spec(PadMode::Constant, {1}, {1}), Scalar::from_int(-1)); });
+  const Tensor f16 = tensor(DType::F16, {4});
+  expect_refused(ErrorCode::ValueOutOfRange,
+                 [&] { pad(ctx(), f16, spec(PadMode::Constant, {1}, {1}), Scalar::from_double(70000.0)); });
+  const Tensor i32 = tensor(DType::I32, {4});
+  expect_refused(ErrorCode::ValueOutOfRange,
+                 [&] { pad(ctx(), i32, spec(PadMode::Constant, {1}, {1}), Scalar::from_double(0.5)); });
+  const Tensor b = tensor(DType::Bool, {4});
+  expect_refused(ErrorCode::ValueOutOfRange, [&] { pad(ctx(), b, spec(PadMode::Constant, {1}, {1}), Scalar::from_int(2)); });
+}
+
+TEST_F(Refusals, TorchPadListMustBePairs) {
+  const std::int64_t odd[] = {1, 2, 3};
+  EXPECT_THROW(PadSpec::from_torch(PadMode::Constant, 2, odd), Error);
+  const std::int64_t too_many[] = {1, 1, 1, 1, 1, 1};
+  try {
+    PadSpec::from_torch(PadMode::Constant, 2, too_many);
+    ADD_FAILURE();
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::InvalidArgument);
+  }
+}
+
+TEST(DeviceFeatures, MissingF64FeaturesAreNamed) {
+  ContextOptions options;
+  options.disabled_features = {"shaderInt64", "shaderBufferInt64Atomics", "shaderFloat64"};
+  Context limited(options);
+  const Tensor grad = limited.upload(HostTensor::zeros(DType::F64, {8}));
+  const PadSpec s{PadMode::Reflect, {1}, {1}};
+  for (auto algorithm : {BackwardAlgorithm::Atomic, BackwardAlgorithm::Deterministic}) {
+    try {
+      pad_backward(limited, grad, s, algorithm);
+      ADD_FAILURE() << "expected FeatureMissing";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.code(), ErrorCode::FeatureMissing);
+      EXPECT_NE(std::string(e.what()).find("shaderFloat64"), std::string::npos) << e.what();
+    }
+  }
+  // f32 needs none of them.
+  EXPECT_NO_THROW(pad_backward(limited, limited.upload(HostTensor::zeros(DType::F32, {8})), s));
+  EXPECT_TRUE(limited.validation_messages().empty());
+}
+
+TEST(DeviceSelection, UnknownSelectorIsRefusedWithTheDeviceList) {
+  try {
+    Context c(ContextOptions{"no-such-device-xyz", std::nullopt, {}});
+    ADD_FAILURE();
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::DeviceNotFound);
+    EXPECT_NE(std::string(e.what()).find("0:"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace fvk::testing

@@ -1,0 +1,329 @@
+// Contracts as data: the shipped contracts load and hold against the kernels; formulas parse and
+// evaluate; revision hashes move exactly when the kernel or its contract does; each broken fixture
+// in tests/fkc_bad/ fails with its own rule at its own file:line.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <sstream>
+
+#include "fkc/catalog.hpp"
+#include "fkc/embedded_contracts.hpp"
+#include "fkc/loader.hpp"
+#include "fkc/revision_hash.hpp"
+#include "fkc/serialize.hpp"
+#include "fvk/error.hpp"
+#include "runtime/embedded.hpp"
+
+namespace fvk::fkc {
+namespace {
+
+const std::filesystem::path kSource = FVK_SOURCE_DIR;
+
+std::string read_text(const std::filesystem::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+SourceText provider_source() {
+  return {"contracts/provider.fkc.md", read_text(kSource / "contracts" / "provider.fkc.md")};
+}
+
+ContractSet load(std::vector<SourceText> sources) { return load_contract_set(sources); }
+
+// Runs `f`, expecting Error(ContractError); returns its message.
+template <class F>
+std::string contract_error_of(F&& f) {
+  try {
+    f();
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::ContractError) << e.what();
+    return e.what();
+  }
+  ADD_FAILURE() << "no ContractError";
+  return {};
+}
+
+// ---- the shipped contracts ------------------------------------------------------------------
+
+TEST(FkcShipped, LoadAndCoverEveryFamily) {
+  const auto& set = shipped_contracts();
+  EXPECT_EQ(set.provider.name, "fuel-vulkan-kernels");
+  EXPECT_EQ(set.provider.kernel_source, "vulkan-glsl");
+  EXPECT_EQ(set.provider.link_registry, LinkRegistry::kSymbol);
+  for (const char* k : {"pad_const_b1", "pad_reflect_b8", "pad_replicate_b2", "pad_backward_const_b4",
+                        "pad_backward_reflect_f64", "pad_backward_replicate_bf16", "pad_backward_reflect_det_f16",
+                        "pad_backward_replicate_det_f32", "masked_fill_b8"})
+    EXPECT_NE(set.find(k), nullptr) << k;
+  EXPECT_GE(set.contracts.size(), 36u);
+}
+
+TEST(FkcShipped, RegistryHoldsBothWaysAgainstTheSpirv) {
+  const auto problems = check_shipped();
+  for (const auto& p : problems) ADD_FAILURE() << p.str();
+  EXPECT_EQ(ENTRY_POINTS.all().size(), shipped_contracts().contracts.size());
+}
+
+TEST(FkcShipped, EmbeddedTextMatchesTheSourceTree) {
+  const auto from_tree = read_contract_dir(kSource / "contracts");
+  const auto embedded = embedded_contract_sources();
+  ASSERT_EQ(from_tree.size(), embedded.size());
+  for (std::size_t i = 0; i < embedded.size(); ++i) {
+    EXPECT_EQ(embedded[i].file, from_tree[i].file);
+    EXPECT_EQ(embedded[i].text, from_tree[i].text) << embedded[i].file << " is stale: rebuild";
+  }
+}
+
+TEST(FkcShipped, QueryApi) {
+  const auto& c = require_contract("pad_reflect_b4");
+  EXPECT_EQ(c.op_kind, OpKind::Pad);
+  EXPECT_EQ(c.element_bytes, 4u);
+  EXPECT_TRUE(c.data_input().accepts(DType::F32));
+  EXPECT_TRUE(c.data_input().accepts(DType::U32));
+  EXPECT_FALSE(c.data_input().accepts(DType::F64));
+  EXPECT_TRUE(c.data_input().rank.contains(8));
+  EXPECT_FALSE(c.data_input().rank.contains(9));
+  EXPECT_FALSE(c.data_input().rank.contains(0));
+  EXPECT_EQ(c.data_input().layout.strided, LayoutAcceptance::Rejected);
+  EXPECT_EQ(c.caps.awkward_layout_strategy, AwkwardLayoutStrategy::RequiresContiguous);
+  EXPECT_EQ(c.determinism, Determinism::Bitwise);
+  EXPECT_EQ(c.link.push_constant_bytes, 20u);
+  auto s = c.base_symbols();
+  s["n_out"] = 100;
+  s["n_in"] = 60;
+  EXPECT_DOUBLE_EQ(c.cost.bytes_moved->evaluate(s), 800.0);
+  EXPECT_FALSE(c.cost.overhead_ns.has_value());
+
+  const auto& atomic = require_contract("pad_backward_reflect_f64");
+  EXPECT_EQ(atomic.determinism, Determinism::Nondeterministic);
+  EXPECT_EQ(atomic.outputs[0].aliasing, Aliasing::Accumulate);
+  EXPECT_EQ(atomic.outputs[0].prefill, Prefill::Zero);
+  EXPECT_TRUE(atomic.requires_feature(Feature::ShaderBufferInt64Atomics));
+
+  const auto& det = require_contract("pad_backward_reflect_det_f16");
+  EXPECT_EQ(det.determinism, Determinism::Bitwise);
+  EXPECT_EQ(det.outputs[0].prefill, Prefill::None);
+  EXPECT_EQ(det.element_bytes, 2u);
+
+  const auto& mf = require_contract("masked_fill_b1");
+  EXPECT_TRUE(mf.data_input().rank.any);
+  EXPECT_TRUE(mf.find_input("mask")->accepts(DType::Bool));
+  EXPECT_EQ(contracts_for(OpKind::MaskedFill).size(), 4u);
+
+  EXPECT_EQ(find_contract("pad_circular_b4"), nullptr);
+  try {
+    require_contract("pad_circular_b4");
+    ADD_FAILURE() << "no error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::NoKernel);
+  }
+}
+
+TEST(FkcShipped, DumpRoundTripsThroughTheLoader) {
+  // The canonical YAML `fvk show` prints is itself a valid block of the schema.
+  const auto& c = require_contract("masked_fill_b2");
+  auto tree = to_json(c, std::nullopt);
+  tree["kernel_revision_hash"] = "auto";
+  const std::string doc = "## masked_fill_b2\n\n```fkc\n" + to_yaml(tree) + "```\n";
+  const auto set = load({provider_source(), {"roundtrip.fkc.md", doc}});
+  ASSERT_EQ(set.contracts.size(), 1u);
+  EXPECT_EQ(to_json(set.contracts[0], std::nullopt), to_json(c, std::nullopt));
+}
+
+// ---- formulas -------------------------------------------------------------------------------
+
+Formula parse(const std::string& text) { return Formula::parse(text, {"test", 1}, "formula"); }
+
+TEST(FkcFormula, EvaluatesWithPrecedenceAndParentheses) {
+  const SymbolValues v{{"n_out", 10}, {"n_in", 4}, {"dtype_bytes", 2}, {"n", 7}, {"rank", 3}};
+  EXPECT_DOUBLE_EQ(parse("(n_out + n_in) * dtype_bytes").evaluate(v), 28);
+  EXPECT_DOUBLE_EQ(parse("n_out + n_in * dtype_bytes").evaluate(v), 18);
+  EXPECT_DOUBLE_EQ(parse("2 * n * dtype_bytes + n").evaluate(v), 35);
+  EXPECT_DOUBLE_EQ(parse("n_out - n_in - 1").evaluate(v), 5);
+  EXPECT_DOUBLE_EQ(parse("n_out / 4 / 2").evaluate(v), 1.25);
+  EXPECT_DOUBLE_EQ(parse("-(rank - 5)").evaluate(v), 2);
+  EXPECT_DOUBLE_EQ(parse("0").evaluate({}), 0);
+}
+
+TEST(FkcFormula, CanonicalText) {
+  EXPECT_EQ(parse("( n_out+n_in )*dtype_bytes").str(), "(n_out + n_in) * dtype_bytes");
+  EXPECT_EQ(parse("((n_out)) * (2 * dtype_bytes)").str(), "n_out * (2 * dtype_bytes)");
+  EXPECT_EQ(parse("n_out - (n_in - 1)").str(), "n_out - (n_in - 1)");
+  EXPECT_EQ(parse("(n_out - n_in) - 1").str(), "n_out - n_in - 1");
+}
+
+TEST(FkcFormula, ErrorsNameTheLocationAndTheCause) {
+  const auto unknown = contract_error_of([] { Formula::parse("n_out * width", {"x.fkc.md", 12}, "cost.flops"); });
+  EXPECT_NE(unknown.find("x.fkc.md:12: cost.flops"), std::string::npos) << unknown;
+  EXPECT_NE(unknown.find("unknown symbol 'width'"), std::string::npos) << unknown;
+  for (const char* bad : {"", "n_out +", "(n_out", "n_out)", "n_out n_in", "2..5", "n_out % 2", "*3"})
+    contract_error_of([&] { parse(bad); });
+}
+
+TEST(FkcFormula, EvaluationNeedsEverySymbol) {
+  try {
+    parse("n_out * dtype_bytes").evaluate({{"n_out", 3}});
+    ADD_FAILURE() << "no error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::InvalidArgument);
+  }
+  try {
+    parse("n_out / (n_in - n_in)").evaluate({{"n_out", 3}, {"n_in", 2}});
+    ADD_FAILURE() << "no error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::InvalidArgument);
+  }
+}
+
+// ---- revision hash --------------------------------------------------------------------------
+
+std::string pad_section() {
+  const auto text = read_text(kSource / "contracts" / "pad.fkc.md");
+  return text;
+}
+
+const Contract& only(const ContractSet& s, const std::string& kernel) {
+  const auto* c = s.find(kernel);
+  if (!c) throw std::runtime_error("no " + kernel);
+  return *c;
+}
+
+TEST(FkcRevisionHash, StableAndSensitiveToKernelAndContractOnly) {
+  const std::vector<std::uint32_t> spirv = {0x07230203, 0x00010500, 0, 10, 0, 0x00020011, 1};
+  auto base = load({provider_source(), {"contracts/pad.fkc.md", pad_section()}});
+  const auto& c = only(base, "pad_const_b4");
+  const auto h = kernel_revision_hash(base.provider, c, spirv);
+  EXPECT_EQ(h.size(), 16u);
+  EXPECT_EQ(h, kernel_revision_hash(base.provider, c, spirv));
+
+  // Reloading, or changing prose, comments and spacing only, keeps it.
+  auto prose = pad_section();
+  prose.replace(prose.find("Constant-mode pad for 4-byte"), 8, "CONSTANT");
+  prose.replace(prose.find("  fast_paths: []\n"), 17, "  fast_paths:   [ ]   # none yet\n");
+  auto reloaded = load({provider_source(), {"elsewhere.fkc.md", prose}});
+  EXPECT_EQ(kernel_revision_hash(reloaded.provider, only(reloaded, "pad_const_b4"), spirv), h);
+
+  // One SPIR-V word changes it.
+  auto spirv2 = spirv;
+  spirv2.back() ^= 1;
+  EXPECT_NE(kernel_revision_hash(base.provider, c, spirv2), h);
+
+  // One contract field changes it (the first alignment_bytes after the pad_const_b4 heading).
+  auto edited = pad_section();
+  const auto at = edited.find("alignment_bytes: 16", edited.find("## pad_const_b4"));
+  edited.replace(at, 19, "alignment_bytes: 32");
+  auto changed = load({provider_source(), {"contracts/pad.fkc.md", edited}});
+  EXPECT_NE(kernel_revision_hash(changed.provider, only(changed, "pad_const_b4"), spirv), h);
+  EXPECT_EQ(kernel_revision_hash(changed.provider, only(changed, "pad_const_b2"), spirv),
+            kernel_revision_hash(base.provider, only(base, "pad_const_b2"), spirv));
+
+  // So does the provider's revision_base.
+  auto provider = base.provider;
+  provider.revision_base += "+1";
+  EXPECT_NE(kernel_revision_hash(provider, c, spirv), h);
+}
+
+TEST(FkcRevisionHash, ShippedHashesAreDistinct) {
+  std::set<std::string> hashes;
+  for (const auto& c : shipped_contracts().contracts)
+    if (ENTRY_POINTS.resolve(c.entry_point)) EXPECT_TRUE(hashes.insert(revision_hash(c)).second) << c.kernel;
+}
+
+// ---- link registry against an explicit table ------------------------------------------------
+
+TEST(FkcRegistry, KernelWithoutContractAndContractWithoutKernel) {
+  const auto& set = shipped_contracts();
+  std::vector<embedded::EmbeddedKernel> table(embedded::table().begin(), embedded::table().end());
+  ASSERT_FALSE(table.empty());
+  const auto dropped = table.back();
+  table.pop_back();
+  table.push_back({"pad_circular_b4", dropped.spirv});
+  const auto problems = check_links(set, table);
+  bool no_contract = false, dangling = false;
+  for (const auto& p : problems) {
+    no_contract = no_contract || p.message.find("kernel pad_circular_b4 has no contract") != std::string::npos;
+    dangling = dangling || (p.message.find(std::string(dropped.name)) != std::string::npos &&
+                            p.message.find("dangling") != std::string::npos && p.loc.line > 0);
+  }
+  EXPECT_TRUE(no_contract);
+  EXPECT_TRUE(dangling);
+}
+
+// ---- broken fixtures ------------------------------------------------------------------------
+
+struct Expectation {
+  int line = 0;
+  std::string text;
+  bool link_problem = false;  // expect-problem: found by check_links, not by the loader
+};
+
+Expectation expectation_of(const std::string& text) {
+  std::istringstream in(text);
+  int line_no = 0;
+  for (std::string line; std::getline(in, line);) {
+    ++line_no;
+    for (const auto& [marker, link] : {std::pair{"# expect-error: ", false}, std::pair{"# expect-problem: ", true}}) {
+      const auto at = line.find(marker);
+      if (at != std::string::npos) return {line_no, line.substr(at + std::string(marker).size()), link};
+    }
+  }
+  return {};
+}
+
+class FkcBadFixture : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(FkcBadFixture, FailsWithItsOwnRuleAtItsOwnLine) {
+  const std::string file = std::string("tests/fkc_bad/") + GetParam() + ".fkc.md";
+  const auto text = read_text(kSource / file);
+  ASSERT_FALSE(text.empty()) << file;
+  const auto expect = expectation_of(text);
+  ASSERT_GT(expect.line, 0) << file << " has no expect-error/expect-problem marker";
+  const std::string where = file + ":" + std::to_string(expect.line) + ": ";
+
+  if (!expect.link_problem) {
+    const auto msg = contract_error_of([&] { load({provider_source(), {file, text}}); });
+    EXPECT_NE(msg.find(where), std::string::npos) << "expected " << where << "\n got: " << msg;
+    EXPECT_NE(msg.find(expect.text), std::string::npos) << "expected rule: " << expect.text << "\n got: " << msg;
+    return;
+  }
+  const auto set = load({provider_source(), {file, text}});
+  bool found = false;
+  for (const auto& p : check_links(set, embedded::table()))
+    found = found || (p.str().find(where) != std::string::npos && p.message.find(expect.text) != std::string::npos);
+  EXPECT_TRUE(found) << "no link problem at " << where << " saying " << expect.text;
+}
+
+INSTANTIATE_TEST_SUITE_P(Fixtures, FkcBadFixture,
+                         ::testing::Values("unknown_key", "missing_key", "wrong_width", "bad_formula",
+                                           "unknown_symbol", "dangling_entry_point", "duplicate_kernel",
+                                           "bitwise_not_bit_stable", "accumulate_in_place",
+                                           "accumulate_without_zero_fill", "not_audited", "bad_rank", "bad_vocab",
+                                           "dangling_shape_rule", "dangling_shape_constraint",
+                                           "push_constant_mismatch", "wrong_type", "heading_mismatch"));
+
+TEST(FkcBadFixture, EveryFixtureIsListed) {
+  std::size_t n = 0;
+  for (const auto& e : std::filesystem::directory_iterator(kSource / "tests" / "fkc_bad"))
+    n += e.path().filename().string().ends_with(".fkc.md");
+  EXPECT_EQ(n, 18u);
+}
+
+TEST(FkcDocument, StructureErrors) {
+  const auto no_heading = contract_error_of([] { load({provider_source(), {"d.fkc.md", "text\n```fkc\nkernel: x\n```\n"}}); });
+  EXPECT_NE(no_heading.find("d.fkc.md:2: an fkc block must sit under"), std::string::npos) << no_heading;
+  const auto open = contract_error_of([] { load({provider_source(), {"d.fkc.md", "## x\n\n```fkc\nkernel: x\n"}}); });
+  EXPECT_NE(open.find("d.fkc.md:3: fenced block is never closed"), std::string::npos) << open;
+  const auto two = contract_error_of([] { load({provider_source(), provider_source()}); });
+  EXPECT_NE(two.find("second provider front matter"), std::string::npos) << two;
+  const auto none = contract_error_of([] { load({{"d.fkc.md", "# nothing\n"}}); });
+  EXPECT_NE(none.find("no provider front matter"), std::string::npos) << none;
+  const auto yaml = contract_error_of([] { load({provider_source(), {"d.fkc.md", "## x\n\n```fkc\nkernel: [x\n```\n"}}); });
+  EXPECT_NE(yaml.find("d.fkc.md:"), std::string::npos) << yaml;
+  EXPECT_NE(yaml.find("YAML syntax"), std::string::npos) << yaml;
+}
+
+}  // namespace
+}  // namespace fvk::fkc
