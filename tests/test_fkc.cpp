@@ -5,7 +5,7 @@
 
 #include <filesystem>
 #include <fstream>
-#include <regex>
+#include <set>
 #include <sstream>
 
 #include "fkc/catalog.hpp"
@@ -228,8 +228,11 @@ TEST(FkcRevisionHash, StableAndSensitiveToKernelAndContractOnly) {
 
 TEST(FkcRevisionHash, ShippedHashesAreDistinct) {
   std::set<std::string> hashes;
-  for (const auto& c : shipped_contracts().contracts)
-    if (ENTRY_POINTS.resolve(c.entry_point)) EXPECT_TRUE(hashes.insert(revision_hash(c)).second) << c.kernel;
+  for (const auto& c : shipped_contracts().contracts) {
+    if (ENTRY_POINTS.resolve(c.entry_point)) {
+      EXPECT_TRUE(hashes.insert(revision_hash(c)).second) << c.kernel;
+    }
+  }
 }
 
 // ---- link registry against an explicit table ------------------------------------------------

@@ -1,5 +1,7 @@
 #include "fkc/serialize.hpp"
 
+#include <algorithm>
+
 #include <yaml-cpp/yaml.h>
 
 namespace fvk::fkc {
@@ -25,8 +27,9 @@ std::string shape_constraint(const std::vector<ShapeClause>& clauses) {
 
 void emit(YAML::Emitter& e, const J& j) {
   if (j.is_object()) {
-    const bool flat = !j.empty() && j.size() <= 6 &&
-                      std::all_of(j.begin(), j.end(), [](const J& v) { return v.is_primitive(); });
+    // Short maps of scalars read best on one line, as the documents write them.
+    const bool flat = !j.empty() && std::all_of(j.begin(), j.end(), [](const J& v) { return v.is_primitive(); }) &&
+                      j.dump().size() <= 120;
     if (flat) e << YAML::Flow;
     e << YAML::BeginMap;
     for (const auto& [k, v] : j.items()) {
