@@ -6,9 +6,7 @@
 
 namespace fvk::fkc {
 
-std::string RankRange::str() const {
-  return any ? "any" : std::to_string(min) + "..=" + std::to_string(max);
-}
+std::string RankRange::str() const { return any ? "any" : std::to_string(min) + "..=" + std::to_string(max); }
 
 bool LayoutRule::accepts_awkward() const {
   for (auto a : {strided, broadcast_stride0, start_offset, reverse_strides})
@@ -18,9 +16,12 @@ bool LayoutRule::accepts_awkward() const {
 
 std::string ShapeClause::str() const {
   switch (kind) {
-    case Kind::SameRank: return "same_rank=" + target;
-    case Kind::SameAs: return "same_as=" + target;
-    case Kind::ElementCount: return "element_count == " + target;
+    case Kind::SameRank:
+      return "same_rank=" + target;
+    case Kind::SameAs:
+      return "same_as=" + target;
+    case Kind::ElementCount:
+      return "element_count == " + target;
   }
   return {};
 }
@@ -33,9 +34,12 @@ std::uint32_t ParamField::push_bytes() const {
   switch (kind) {
     case ParamKind::U32:
     case ParamKind::I32:
-    case ParamKind::F32: return 4;
-    case ParamKind::U64: return 8;
-    case ParamKind::BufferU32: return 0;
+    case ParamKind::F32:
+      return 4;
+    case ParamKind::U64:
+      return 8;
+    case ParamKind::BufferU32:
+      return 0;
   }
   return 0;
 }

@@ -65,7 +65,7 @@ struct ParamField {
   ParamKind kind = ParamKind::U32;
   std::optional<std::string> constraint;  // documentation: a relation the wrapper guarantees
   std::optional<std::string> note;
-  std::vector<std::string> parts;  // buffer<u32> only: its sections in order, e.g. in_shape
+  std::vector<std::string> parts;    // buffer<u32> only: its sections in order, e.g. in_shape
   std::uint32_t push_bytes() const;  // bytes in the push-constant block; 0 for buffers
 };
 
@@ -78,7 +78,7 @@ struct OpParams {
 // dtype_rule: passthrough(INPUT) or fixed(DTYPE).
 struct DTypeRule {
   enum class Kind { Passthrough, Fixed } kind = Kind::Passthrough;
-  std::string input;  // Passthrough
+  std::string input;        // Passthrough
   DType fixed = DType::U8;  // Fixed
   std::string str() const;
 };
@@ -96,8 +96,8 @@ struct OutputSpec {
   ShapeRule shape_rule;
   LayoutGuarantee layout_guarantee = LayoutGuarantee::Contiguous;
   Aliasing aliasing = Aliasing::None;
-  std::string aliasing_target;  // Accumulate: the buffer read-modify-written (this output)
-  Prefill prefill = Prefill::None;  // what the wrapper writes into the output before dispatch
+  std::string aliasing_target;       // Accumulate: the buffer read-modify-written (this output)
+  Prefill prefill = Prefill::None;   // what the wrapper writes into the output before dispatch
   std::string aliasing_str() const;  // "none" or "accumulate(grad_in)"
   SourceLoc loc;
 };

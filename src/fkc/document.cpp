@@ -50,8 +50,10 @@ Document split_document(const SourceText& source) {
   int heading_line = 0;
   std::string prose;
   auto close_section = [&] {
-    if (section_block) section_block->prose = prose;
-    else if (heading.empty()) doc.preamble = prose;
+    if (section_block)
+      section_block->prose = prose;
+    else if (heading.empty())
+      doc.preamble = prose;
     prose.clear();
   };
 
@@ -76,8 +78,10 @@ Document split_document(const SourceText& source) {
     body.first_line = line_no + 1;
     std::size_t j = i + 1;
     for (; j < lines.size() && !rtrim(lines[j]).starts_with("```"); ++j) {
-      if (is_fkc) body.yaml += lines[j] + "\n";
-      else prose += lines[j] + "\n";
+      if (is_fkc)
+        body.yaml += lines[j] + "\n";
+      else
+        prose += lines[j] + "\n";
     }
     if (j == lines.size()) contract_error({source.file, line_no}, "fenced block is never closed");
     if (!is_fkc) prose += std::string(rtrim(lines[j])) + "\n";
@@ -86,9 +90,9 @@ Document split_document(const SourceText& source) {
     if (heading.empty())
       contract_error({source.file, line_no}, "an fkc block must sit under a '## <kernel>' heading");
     if (section_block)
-      contract_error({source.file, line_no},
-                     "one fkc block per '## ' section; section '" + heading + "' (line " +
-                         std::to_string(heading_line) + ") already has one");
+      contract_error({source.file, line_no}, "one fkc block per '## ' section; section '" + heading +
+                                                 "' (line " + std::to_string(heading_line) +
+                                                 ") already has one");
     doc.blocks.push_back({std::move(body), heading, heading_line, {}});
     section_block = &doc.blocks.back();
   }

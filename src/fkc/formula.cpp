@@ -1,12 +1,12 @@
 #include "fkc/formula.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cctype>
 #include <charconv>
 #include <cmath>
 #include <variant>
-
-#include <fmt/format.h>
 
 #include "fvk/error.hpp"
 
@@ -75,18 +75,24 @@ class Parser {
   NodePtr expr() {
     NodePtr lhs = term();
     for (;;) {
-      if (eat('+')) lhs = make(Kind::Add, lhs, term());
-      else if (eat('-')) lhs = make(Kind::Sub, lhs, term());
-      else return lhs;
+      if (eat('+'))
+        lhs = make(Kind::Add, lhs, term());
+      else if (eat('-'))
+        lhs = make(Kind::Sub, lhs, term());
+      else
+        return lhs;
     }
   }
 
   NodePtr term() {
     NodePtr lhs = unary();
     for (;;) {
-      if (eat('*')) lhs = make(Kind::Mul, lhs, unary());
-      else if (eat('/')) lhs = make(Kind::Div, lhs, unary());
-      else return lhs;
+      if (eat('*'))
+        lhs = make(Kind::Mul, lhs, unary());
+      else if (eat('/'))
+        lhs = make(Kind::Div, lhs, unary());
+      else
+        return lhs;
     }
   }
 
@@ -144,17 +150,22 @@ class Parser {
 
 double eval(const Formula::Node& n, const SymbolValues& values) {
   switch (n.kind) {
-    case Kind::Number: return n.number;
+    case Kind::Number:
+      return n.number;
     case Kind::Symbol: {
       const auto it = values.find(n.text);
       if (it == values.end())
         fail(ErrorCode::InvalidArgument, fmt::format("formula symbol '{}' has no value", n.text));
       return it->second;
     }
-    case Kind::Neg: return -eval(*n.lhs, values);
-    case Kind::Add: return eval(*n.lhs, values) + eval(*n.rhs, values);
-    case Kind::Sub: return eval(*n.lhs, values) - eval(*n.rhs, values);
-    case Kind::Mul: return eval(*n.lhs, values) * eval(*n.rhs, values);
+    case Kind::Neg:
+      return -eval(*n.lhs, values);
+    case Kind::Add:
+      return eval(*n.lhs, values) + eval(*n.rhs, values);
+    case Kind::Sub:
+      return eval(*n.lhs, values) - eval(*n.rhs, values);
+    case Kind::Mul:
+      return eval(*n.lhs, values) * eval(*n.rhs, values);
     case Kind::Div: {
       const double d = eval(*n.rhs, values);
       if (d == 0) fail(ErrorCode::InvalidArgument, "formula divides by zero");
@@ -167,11 +178,15 @@ double eval(const Formula::Node& n, const SymbolValues& values) {
 int precedence(Kind k) {
   switch (k) {
     case Kind::Add:
-    case Kind::Sub: return 1;
+    case Kind::Sub:
+      return 1;
     case Kind::Mul:
-    case Kind::Div: return 2;
-    case Kind::Neg: return 3;
-    default: return 4;
+    case Kind::Div:
+      return 2;
+    case Kind::Neg:
+      return 3;
+    default:
+      return 4;
   }
 }
 
@@ -181,10 +196,15 @@ std::string print(const Formula::Node& n) {
   };
   switch (n.kind) {
     case Kind::Number:
-    case Kind::Symbol: return n.text;
-    case Kind::Neg: return "-" + wrap(*n.lhs, precedence(n.lhs->kind) < 3);
+    case Kind::Symbol:
+      return n.text;
+    case Kind::Neg:
+      return "-" + wrap(*n.lhs, precedence(n.lhs->kind) < 3);
     default: {
-      const char* op = n.kind == Kind::Add ? " + " : n.kind == Kind::Sub ? " - " : n.kind == Kind::Mul ? " * " : " / ";
+      const char* op = n.kind == Kind::Add   ? " + "
+                       : n.kind == Kind::Sub ? " - "
+                       : n.kind == Kind::Mul ? " * "
+                                             : " / ";
       const int p = precedence(n.kind);
       // Left-associative: the right operand needs parentheses at equal precedence.
       return wrap(*n.lhs, precedence(n.lhs->kind) < p) + op + wrap(*n.rhs, precedence(n.rhs->kind) <= p);

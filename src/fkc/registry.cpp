@@ -1,9 +1,9 @@
 #include "fkc/registry.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <map>
-
-#include <fmt/format.h>
 
 #include "fkc/revision_hash.hpp"
 #include "fkc/spirv_features.hpp"
@@ -63,8 +63,8 @@ void check_against_spirv(const ContractSet& set, const Contract& c, const Kernel
   if (c.pinned_revision_hash) {
     const auto actual = kernel_revision_hash(set.provider, c, ref.spirv);
     if (actual != *c.pinned_revision_hash)
-      problem(fmt::format("{}: pinned kernel_revision_hash {} but the kernel and contract hash to {}", c.kernel,
-                          *c.pinned_revision_hash, actual));
+      problem(fmt::format("{}: pinned kernel_revision_hash {} but the kernel and contract hash to {}",
+                          c.kernel, *c.pinned_revision_hash, actual));
   }
 }
 
@@ -72,16 +72,19 @@ std::vector<Problem> check_refs(const ContractSet& set, const std::vector<Kernel
                                 std::string_view table_name) {
   std::vector<Problem> out;
   if (set.provider.link_registry != LinkRegistry::kSymbol)
-    out.push_back({set.provider.loc, fmt::format("provider.link_registry is '{}', but the library's registry is {}",
-                                                 set.provider.link_registry, LinkRegistry::kSymbol)});
+    out.push_back(
+        {set.provider.loc, fmt::format("provider.link_registry is '{}', but the library's registry is {}",
+                                       set.provider.link_registry, LinkRegistry::kSymbol)});
   std::map<std::string_view, int> seen_kernels;
   for (const auto& r : refs)
     if (++seen_kernels[r.kernel] == 2)
-      out.push_back({{std::string(table_name), 0}, fmt::format("kernel {} appears twice in the table", r.kernel)});
+      out.push_back(
+          {{std::string(table_name), 0}, fmt::format("kernel {} appears twice in the table", r.kernel)});
 
   std::map<std::string_view, std::vector<const Contract*>> contracts_of;
   for (const auto& c : set.contracts) {
-    const auto it = std::find_if(refs.begin(), refs.end(), [&](const KernelRef& r) { return r.entry_point == c.entry_point; });
+    const auto it = std::find_if(refs.begin(), refs.end(),
+                                 [&](const KernelRef& r) { return r.entry_point == c.entry_point; });
     if (it == refs.end()) {
       out.push_back({c.entry_point_loc, fmt::format("entry_point {} resolves to no kernel in {} (dangling)",
                                                     c.entry_point, table_name)});
@@ -95,7 +98,8 @@ std::vector<Problem> check_refs(const ContractSet& set, const std::vector<Kernel
     if (cs.empty())
       out.push_back({{std::string(table_name), 0}, fmt::format("kernel {} has no contract", r.kernel)});
     for (std::size_t i = 1; i < cs.size(); ++i)
-      out.push_back({cs[i]->loc, fmt::format("kernel {} has a second contract (first at {})", r.kernel, cs[0]->loc.str())});
+      out.push_back({cs[i]->loc, fmt::format("kernel {} has a second contract (first at {})", r.kernel,
+                                             cs[0]->loc.str())});
   }
   return out;
 }

@@ -3,10 +3,9 @@
 // not change when only comments, spacing or key order in the document change.
 #pragma once
 
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
-
-#include <nlohmann/json.hpp>
 
 #include "fkc/contract.hpp"
 

@@ -2,15 +2,16 @@
 
 namespace fvk::fkc {
 
-#define FVK_FKC_DEFINE_VOCAB(E, NAME, ...)                                       \
-  std::string_view Vocab<E>::name() { return NAME; }                             \
-  std::span<const VocabEntry<E>> Vocab<E>::entries() {                           \
-    static constexpr VocabEntry<E> kEntries[] = {__VA_ARGS__};                   \
-    return kEntries;                                                             \
+#define FVK_FKC_DEFINE_VOCAB(E, NAME, ...)                     \
+  std::string_view Vocab<E>::name() { return NAME; }           \
+  std::span<const VocabEntry<E>> Vocab<E>::entries() {         \
+    static constexpr VocabEntry<E> kEntries[] = {__VA_ARGS__}; \
+    return kEntries;                                           \
   }
 
 FVK_FKC_DEFINE_VOCAB(OpKind, "op kind", {OpKind::Pad, "Pad"}, {OpKind::PadBackward, "PadBackward"},
-                     {OpKind::MaskedFill, "MaskedFill"}, {OpKind::Contiguize, "Contiguize"})
+                     {OpKind::MaskedFill, "MaskedFill"}, {OpKind::Contiguize, "Contiguize"},
+                     {OpKind::Copy, "Copy"})
 FVK_FKC_DEFINE_VOCAB(LayoutAcceptance, "layout acceptance", {LayoutAcceptance::Required, "required"},
                      {LayoutAcceptance::Accepted, "accepted"}, {LayoutAcceptance::Rejected, "rejected"})
 FVK_FKC_DEFINE_VOCAB(AwkwardLayoutStrategy, "awkward-layout strategy",
@@ -27,8 +28,7 @@ FVK_FKC_DEFINE_VOCAB(CostClass, "cost class", {CostClass::CheapElementwise, "che
                      {CostClass::AtomicAccumulate, "atomic_accumulate"},
                      {CostClass::ComputeBound, "compute_bound"})
 FVK_FKC_DEFINE_VOCAB(ParamKind, "param kind", {ParamKind::U32, "u32"}, {ParamKind::I32, "i32"},
-                     {ParamKind::F32, "f32"}, {ParamKind::U64, "u64"},
-                     {ParamKind::BufferU32, "buffer<u32>"})
+                     {ParamKind::F32, "f32"}, {ParamKind::U64, "u64"}, {ParamKind::BufferU32, "buffer<u32>"})
 FVK_FKC_DEFINE_VOCAB(BufferAccess, "buffer access", {BufferAccess::Read, "read"},
                      {BufferAccess::Write, "write"}, {BufferAccess::ReadWrite, "read_write"})
 FVK_FKC_DEFINE_VOCAB(Feature, "device feature", {Feature::ShaderInt64, "shaderInt64"},

@@ -10,7 +10,7 @@
 
 namespace fvk::fkc {
 
-enum class OpKind { Pad, PadBackward, MaskedFill, Contiguize };
+enum class OpKind { Pad, PadBackward, MaskedFill, Contiguize, Copy };
 
 // How an input treats one layout feature.
 enum class LayoutAcceptance { Required, Accepted, Rejected };
@@ -70,11 +70,11 @@ struct VocabEntry {
 template <class E>
 struct Vocab;
 
-#define FVK_FKC_DECLARE_VOCAB(E)                           \
-  template <>                                              \
-  struct Vocab<E> {                                        \
-    static std::string_view name();                        \
-    static std::span<const VocabEntry<E>> entries();       \
+#define FVK_FKC_DECLARE_VOCAB(E)                     \
+  template <>                                        \
+  struct Vocab<E> {                                  \
+    static std::string_view name();                  \
+    static std::span<const VocabEntry<E>> entries(); \
   };
 
 FVK_FKC_DECLARE_VOCAB(OpKind)

@@ -83,6 +83,13 @@ void Stream::copy(const Buffer& src, const Buffer& dst, vk::DeviceSize bytes) {
   cmd().copyBuffer(src.handle(), dst.handle(), vk::BufferCopy{.srcOffset = 0, .dstOffset = 0, .size = bytes});
 }
 
+void Stream::copy_region(const Buffer& src, const Buffer& dst, const vk::BufferCopy& region) {
+  if (region.size == 0) return;
+  if (region.srcOffset + region.size > src.allocated() || region.dstOffset + region.size > dst.allocated())
+    fail(ErrorCode::Internal, "copy_region outside its buffers");
+  cmd().copyBuffer(src.handle(), dst.handle(), region);
+}
+
 void Stream::barrier() {
   using S = vk::PipelineStageFlagBits;
   using A = vk::AccessFlagBits;

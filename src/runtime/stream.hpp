@@ -41,6 +41,7 @@ class Stream {
                 std::uint64_t invocations);
   void fill(const Buffer& buffer, std::uint32_t value);
   void copy(const Buffer& src, const Buffer& dst, vk::DeviceSize bytes);
+  void copy_region(const Buffer& src, const Buffer& dst, const vk::BufferCopy& region);
   // Makes every earlier write visible to every later read or write (compute, transfer, host).
   void barrier();
   // Writes a timestamp after all earlier work; returns its index.

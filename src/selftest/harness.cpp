@@ -14,9 +14,7 @@
 namespace fvk::selftest {
 namespace {
 
-constexpr DType kAccumulating[] = {DType::F32, DType::F64, DType::F16, DType::BF16};
 
-std::string mode_word(PadMode m) { return m == PadMode::Constant ? "const" : std::string(name(m)); }
 
 PadSpec spec_of(const Target& t, const Case& c) { return PadSpec{t.mode, c.left, c.right}; }
 
@@ -55,29 +53,6 @@ std::optional<std::string> first_difference(const HostTensor& got, const HostTen
 }
 
 }  // namespace
-
-std::vector<Target> all_targets() {
-  std::vector<Target> out;
-  for (std::size_t w : {1, 2, 4, 8}) {
-    for (auto mode : {PadMode::Constant, PadMode::Reflect, PadMode::Replicate})
-      for (auto d : kAllDTypes)
-        if (byte_width(d) == w)
-          out.push_back({fmt::format("pad_{}_b{}", mode_word(mode), w), Op::Pad, mode, {}, d, true});
-    for (auto d : kAllDTypes)
-      if (byte_width(d) == w)
-        out.push_back({fmt::format("pad_backward_const_b{}", w), Op::PadBackward, PadMode::Constant, {}, d, true});
-    for (auto d : kAllDTypes)
-      if (byte_width(d) == w) out.push_back({fmt::format("masked_fill_b{}", w), Op::MaskedFill, {}, {}, d, true});
-  }
-  for (auto mode : {PadMode::Reflect, PadMode::Replicate})
-    for (auto d : kAccumulating) {
-      out.push_back({fmt::format("pad_backward_{}_det_{}", name(mode), name(d)), Op::PadBackward, mode,
-                     BackwardAlgorithm::Deterministic, d, true});
-      out.push_back({fmt::format("pad_backward_{}_{}", name(mode), name(d)), Op::PadBackward, mode,
-                     BackwardAlgorithm::Atomic, d, false});
-    }
-  return out;
-}
 
 std::vector<Case> cases_for(const Target& t, bool bandwidth_case) {
   std::vector<Case> out;

@@ -12,20 +12,14 @@
 #include "fvk/ops.hpp"
 #include "fvk/pad_spec.hpp"
 #include "fvk/scalar.hpp"
+#include "ops/targets.hpp"
 
 namespace fvk::selftest {
 
-enum class Op { Pad, PadBackward, MaskedFill };
+using ops::Op;
+using ops::Target;
+using ops::all_targets;
 
-// One kernel variant and one dtype it accepts.
-struct Target {
-  std::string kernel;
-  Op op = Op::Pad;
-  PadMode mode = PadMode::Constant;
-  BackwardAlgorithm algorithm = BackwardAlgorithm::Deterministic;
-  DType dtype = DType::F32;
-  bool exact = true;  // bit-exact promise (false: atomic accumulation, checked within a bound)
-};
 
 struct Case {
   Shape shape;  // pad: the input; backward: grad_in (grad_out = shape + l + r); masked_fill: input
@@ -42,8 +36,6 @@ struct Outcome {
   double max_error = 0;       // atomic kernels: largest |gpu - exact| / bound seen
 };
 
-// Every (kernel, dtype) pair we ship, in a stable order.
-std::vector<Target> all_targets();
 // The spread of shapes for a target: ranks 1..8, size-1 and odd dims, pads 0 / 1 / the largest
 // allowed, empty tensors where the mode allows them. `bandwidth_case` adds one larger case.
 std::vector<Case> cases_for(const Target& target, bool bandwidth_case);

@@ -9,7 +9,11 @@
 
 namespace fvk::cli {
 
-Context make_context(const GlobalOptions& global) { return Context(ContextOptions{global.device, std::nullopt}); }
+Context make_context(const GlobalOptions& global) {
+  ContextOptions options;
+  options.device = global.device;
+  return Context(options);
+}
 
 std::vector<std::int64_t> parse_int_list(const std::string& text, const std::string& what) {
   std::vector<std::int64_t> out;

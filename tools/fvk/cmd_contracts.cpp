@@ -2,6 +2,7 @@
 // in full, and the check that contracts and kernels match both ways.
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+
 #include <memory>
 #include <nlohmann/json.hpp>
 
@@ -74,15 +75,17 @@ int check_contracts() {
     return 1;
   }
   const auto& set = fkc::shipped_contracts();
-  fmt::print("fvk check: {} contracts ({}), {} embedded kernels: every contract resolves to its kernel, every "
-             "kernel has one contract, bindings, push constants and device features match the SPIR-V\n",
-             set.contracts.size(), fkc::contracts_embedded() ? "embedded" : "read from the source tree",
-             fkc::ENTRY_POINTS.all().size());
+  fmt::print(
+      "fvk check: {} contracts ({}), {} embedded kernels: every contract resolves to its kernel, every "
+      "kernel has one contract, bindings, push constants and device features match the SPIR-V\n",
+      set.contracts.size(), fkc::contracts_embedded() ? "embedded" : "read from the source tree",
+      fkc::ENTRY_POINTS.all().size());
   return 0;
 }
 
 Registrar reg([](CLI::App& app, GlobalOptions&) {
-  auto* list = app.add_subcommand("contracts", "List every kernel contract: op kind, determinism, revision hash, dtypes");
+  auto* list = app.add_subcommand("contracts",
+                                  "List every kernel contract: op kind, determinism, revision hash, dtypes");
   auto list_json = std::make_shared<bool>(false);
   list->add_flag("--json", *list_json, "Print a JSON array instead");
   set_action(list, [list_json]() { return list_contracts(*list_json); });
@@ -94,7 +97,8 @@ Registrar reg([](CLI::App& app, GlobalOptions&) {
   show->add_flag("--json", *show_json, "Print JSON instead of YAML");
   set_action(show, [kernel, show_json]() { return show_contract(*kernel, *show_json); });
 
-  auto* check = app.add_subcommand("check", "Validate every contract and hold contracts and kernels against each other");
+  auto* check = app.add_subcommand(
+      "check", "Validate every contract and hold contracts and kernels against each other");
   set_action(check, []() { return check_contracts(); });
 });
 

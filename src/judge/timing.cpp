@@ -1,0 +1,43 @@
+#include "judge/timing.hpp"
+
+#include <algorithm>
+#include <vector>
+
+#include "fvk/error.hpp"
+#include "ops/launch.hpp"
+
+namespace fvk::judge {
+
+Timing time_gpu(rt::Device& device, const std::function<void(rt::Stream&)>& record, int warmup, int reps) {
+  if (!device.info().timestamps) fail(ErrorCode::FeatureMissing, "the device has no compute timestamps to time with");
+  {
+    rt::Stream warm(device, 0);
+    for (int i = 0; i < warmup; ++i) {
+      record(warm);
+      warm.barrier();
+    }
+    warm.submit_and_wait();
+  }
+  rt::Stream s(device, static_cast<std::uint32_t>(reps + 1));
+  std::vector<std::uint32_t> marks{s.timestamp()};
+  for (int i = 0; i < reps; ++i) {
+    record(s);
+    s.barrier();
+    marks.push_back(s.timestamp());
+  }
+  s.submit_and_wait();
+  std::vector<double> ns;
+  for (int i = 0; i < reps; ++i) ns.push_back(s.elapsed_ns(marks[i], marks[i + 1]));
+  std::sort(ns.begin(), ns.end());
+  return Timing{ns[ns.size() / 2], ns.front(), reps};
+}
+
+void record_copy(rt::Stream& stream, const rt::Buffer& src, const rt::Buffer& dst, std::uint64_t bytes) {
+  const std::uint64_t chunks = std::min({bytes, src.allocated(), dst.allocated()}) / 16;
+  const auto& kernel = stream.device().kernel("copy_b4");
+  const rt::BufferRange bindings[] = {rt::whole(src), rt::whole(dst)};
+  const std::uint32_t n = static_cast<std::uint32_t>(chunks);
+  stream.dispatch(kernel, bindings, ops::bytes_of(n), chunks);
+}
+
+}  // namespace fvk::judge
