@@ -32,12 +32,4 @@ Timing time_gpu(rt::Device& device, const std::function<void(rt::Stream&)>& reco
   return Timing{ns[ns.size() / 2], ns.front(), reps};
 }
 
-void record_copy(rt::Stream& stream, const rt::Buffer& src, const rt::Buffer& dst, std::uint64_t bytes) {
-  const std::uint64_t chunks = std::min({bytes, src.allocated(), dst.allocated()}) / 16;
-  const auto& kernel = stream.device().kernel("copy_b4");
-  const rt::BufferRange bindings[] = {rt::whole(src), rt::whole(dst)};
-  const std::uint32_t n = static_cast<std::uint32_t>(chunks);
-  stream.dispatch(kernel, bindings, ops::bytes_of(n), chunks);
-}
-
 }  // namespace fvk::judge

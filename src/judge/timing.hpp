@@ -19,7 +19,4 @@ struct Timing {
 
 Timing time_gpu(rt::Device& device, const std::function<void(rt::Stream&)>& record, int warmup = 3, int reps = 15);
 
-// Records the roofline copy (copy_b4) of `bytes` bytes from `src` to `dst` (rounded down to 16).
-void record_copy(rt::Stream& stream, const rt::Buffer& src, const rt::Buffer& dst, std::uint64_t bytes);
-
 }  // namespace fvk::judge

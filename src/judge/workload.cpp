@@ -57,6 +57,16 @@ Workload make_workload(BufferPool& pool, const ops::Target& t, const Shape& in_s
   Workload w;
   w.target = t;
   const std::size_t bw = byte_width(t.dtype);
+  if (t.op == ops::Op::Copy) {
+    w.in_shape = w.out_shape = in_shape;
+    w.n_in = w.n_out = static_cast<std::uint64_t>(numel(in_shape));
+    const std::uint64_t bytes = (w.n_in * bw + 15) / 16 * 16;
+    auto src = pool.random(0, bytes);
+    auto dst = pool.scratch(0, bytes);
+    w.buffers = {src, dst};
+    w.record = [=](rt::Stream& s) { ops::record_copy(s, *src, *dst, bytes); };
+    return w;
+  }
   if (t.op == ops::Op::MaskedFill) {
     w.in_shape = w.out_shape = in_shape;
     w.n_in = w.n_out = static_cast<std::uint64_t>(numel(in_shape));

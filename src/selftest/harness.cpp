@@ -9,6 +9,8 @@
 #include "core/float_bits.hpp"
 #include "fvk/error.hpp"
 #include "reference/random_tensor.hpp"
+#include "ops/launch.hpp"
+#include "ops/pad_family.hpp"
 #include "reference/reference.hpp"
 
 namespace fvk::selftest {
@@ -74,7 +76,7 @@ std::vector<Case> cases_for(const Target& t, bool bandwidth_case) {
       if (variant == 1) c.shape.back() = 13;
       c.left.assign(rank, 0);
       c.right.assign(rank, 0);
-      if (t.op != Op::MaskedFill) {
+      if (t.op != Op::MaskedFill && t.op != Op::Copy) {
         // Pad at most three axes so the output of rank-8 cases stays small.
         for (int k = 0; k < std::min(rank, 3); ++k) {
           const auto a = pick(rank);
@@ -89,14 +91,14 @@ std::vector<Case> cases_for(const Target& t, bool bandwidth_case) {
     }
   }
   // Empty tensors: a 0-sized dim (constant pad fills the output from nothing; others move nothing).
-  if (t.op == Op::MaskedFill || t.mode == PadMode::Constant) {
+  if (t.op == Op::MaskedFill || t.op == Op::Copy || t.mode == PadMode::Constant) {
     Case c;
     c.seed = rng();
     c.fill = fill_for();
     c.shape = {3, 0, 5};
     c.left = {0, 2, 1};
     c.right = {1, 1, 0};
-    if (t.op == Op::MaskedFill) c.left = c.right = {0, 0, 0};
+    if (t.op == Op::MaskedFill || t.op == Op::Copy) c.left = c.right = {0, 0, 0};
     out.push_back(c);
   }
   if (bandwidth_case) {
@@ -106,7 +108,7 @@ std::vector<Case> cases_for(const Target& t, bool bandwidth_case) {
     c.shape = {4, 250, 250};
     c.left = {0, 3, 3};
     c.right = {0, 3, 3};
-    if (t.op == Op::MaskedFill) c.left = c.right = {0, 0, 0};
+    if (t.op == Op::MaskedFill || t.op == Op::Copy) c.left = c.right = {0, 0, 0};
     out.push_back(c);
   }
   return out;
@@ -125,6 +127,15 @@ Outcome run_case(Context& ctx, const Target& t, const Case& c) {
     got = ctx.download(out);
     want = ref::pad(in, g, t.mode == PadMode::Constant ? c.fill.bits(t.dtype) : 0);
     o.bytes = (t.mode == PadMode::Constant ? numel(g.in) + numel(g.out) : 2 * numel(g.out)) * w;
+  } else if (t.op == Op::Copy) {
+    const HostTensor in = ref::random_bits(t.dtype, c.shape, rng);
+    const Tensor src = ctx.upload(in);
+    const Tensor dst = ctx.empty(t.dtype, c.shape);
+    ops::run_timed(ctx, [&](rt::Stream& s) { ops::record_copy(s, *src.storage(), *dst.storage(), in.nbytes()); });
+    o.gpu_ns = ctx.last_kernel_ns();
+    got = ctx.download(dst);
+    want = in;
+    o.bytes = 2 * in.nbytes();
   } else if (t.op == Op::MaskedFill) {
     const HostTensor in = ref::random_bits(t.dtype, c.shape, rng);
     const HostTensor mask = ref::random_mask(c.shape, 0.3, rng);

@@ -1,0 +1,230 @@
+#!/usr/bin/env python3
+"""Tests for bench/torch_pad_bench.py (logic, and its torch path against a stand-in torch) and
+bench/report.py (fixtures in, markdown and PNG out). No GPU or torch needed:
+
+    python3 -m unittest discover -s bench -p 'test_*.py' -v
+"""
+
+from __future__ import annotations
+
+import contextlib
+import csv
+import io
+import json
+import sys
+import tempfile
+import unittest
+from pathlib import Path
+from unittest import mock
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+import report  # noqa: E402
+import torch_pad_bench as tpb  # noqa: E402
+
+FIXTURES = HERE / "fixtures"
+OURS = FIXTURES / "ours_sample.json"
+TORCH = FIXTURES / "torch_pad_bench_sample.json"
+
+
+class CaseLogic(unittest.TestCase):
+    def test_padded_shape_torch_order(self):
+        self.assertEqual(tpb.padded_shape((2, 3, 4), (1, 2)), (2, 3, 7))
+        self.assertEqual(tpb.padded_shape((2, 3, 4), (1, 2, 3, 0)), (2, 6, 7))
+        self.assertEqual(tpb.padded_shape((4, 16, 64, 64, 64), (2,) * 6), (4, 16, 68, 68, 68))
+        with self.assertRaises(ValueError):
+            tpb.padded_shape((3,), (1,))
+        with self.assertRaises(ValueError):
+            tpb.padded_shape((3,), (1, 1, 1, 1))
+
+    def test_bytes_formulas(self):
+        n_in, n_out = 16 * 64 * 512 * 512, 16 * 64 * 518 * 518
+        shape, pads = tpb.SHAPE_SETS["image"]
+        for op, mode in (("pad", "reflect"), ("pad_backward", "replicate"),
+                         ("pad", "constant"), ("pad_backward", "constant")):
+            c = tpb.Case("image", op, mode, "f32", shape, pads)
+            self.assertEqual(c.bytes_moved, (n_in + n_out) * 4)
+        c = tpb.Case("image", "masked_fill", None, "f16", shape, pads)
+        self.assertEqual(c.bytes_moved, 2 * n_in * 2 + n_in)
+        self.assertEqual(c.out_shape, shape)
+        bw = tpb.Case("image", "pad_backward", "reflect", "f64", shape, pads)
+        self.assertEqual(bw.read_bytes, n_out * 8)  # grad_out is what is read
+        self.assertEqual(bw.out_bytes, n_in * 8)
+
+    def test_matrix(self):
+        cases = tpb.case_matrix(tpb.SHAPE_SETS)
+        per_set = 3 * 5 + 4 + 2 * 4 + 5
+        self.assertEqual(len(cases), 4 * per_set)
+        self.assertEqual(len(set(cases)), len(cases))
+        keys = {(c.op, c.mode, c.dtype) for c in cases}
+        self.assertIn(("pad_backward", "reflect", "f64"), keys)
+        self.assertIn(("pad_backward", "constant", "u8"), keys)
+        self.assertNotIn(("pad_backward", "constant", "bf16"), keys)
+        self.assertIn(("masked_fill", None, "i64"), keys)
+        self.assertEqual(len(tpb.case_matrix(["small"], ["masked_fill"])), 5)
+        with self.assertRaises(ValueError):
+            tpb.case_matrix(["nope"])
+
+    def test_rotation(self):
+        l2 = 50 * 2**20
+        self.assertEqual(tpb.rotation_count(10 * 2**30, l2), 1)
+        self.assertEqual(tpb.rotation_count(l2, l2), 2)
+        self.assertEqual(tpb.rotation_count(1, l2), tpb.MAX_BUFFERS)
+        small = tpb.Case("small", "pad", "constant", "f32", *tpb.SHAPE_SETS["small"])
+        k = tpb.rotation_count(small.read_bytes, l2)
+        self.assertGreaterEqual(k * small.read_bytes, 2 * l2)
+        self.assertLess((k - 1) * small.read_bytes, 2 * l2)
+
+    def test_record_csv_table(self):
+        c = tpb.Case("audio", "pad", "reflect", "bf16", *tpb.SHAPE_SETS["audio"])
+        r = tpb.make_record(c, [300.0, 100.0, 200.0], 2, copy_roofline_gbps=4000.0)
+        self.assertEqual(r["gpu_ns"], 200.0)
+        self.assertEqual(r["gpu_ns_min"], 100.0)
+        self.assertAlmostEqual(r["gbps"], c.bytes_moved / 200.0)
+        self.assertAlmostEqual(r["roofline_fraction"], r["gbps"] / 4000.0)
+        self.assertEqual(r["padded_shape"], [64, 1, 481024])
+        e = tpb.make_record(c, None, 1, 4000.0, error="RuntimeError: no")
+        self.assertIsNone(e["gbps"])
+        self.assertEqual(set(r), set(tpb.RECORD_FIELDS))
+        json.dumps([r, e])
+        with tempfile.TemporaryDirectory() as d:
+            p = Path(d) / "x.csv"
+            tpb.write_csv(p, [r, e])
+            with open(p) as f:
+                rows = list(csv.DictReader(f))
+        self.assertEqual(rows[0]["shape"], "64x1x480000")
+        self.assertEqual(rows[1]["error"], "RuntimeError: no")
+        table = tpb.format_table([r, e])
+        self.assertIn("RuntimeError: no", table)
+
+    def test_dry_run_without_torch(self):
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            self.assertEqual(tpb.main(["--dry-run", "--sets", "small,rank5"]), 0)
+        self.assertIn(f"{2 * 32} cases", out.getvalue())
+
+
+def fake_torch(fail: set[str]):
+    """A stand-in torch module: every call returns a mock; selected ops raise like torch does."""
+    t = mock.MagicMock(name="torch")
+    t.cuda.is_available.return_value = True
+    t.cuda.Event.return_value.elapsed_time.return_value = 0.25  # ms
+    props = t.cuda.get_device_properties.return_value
+    props.name, props.major, props.minor = "Fake H200", 9, 0
+    props.multi_processor_count, props.total_memory, props.L2_cache_size = 132, 141 << 30, 50 << 20
+    t.__version__, t.version.cuda = "2.11.0", "12.8"
+
+    def pad(x, pads, mode="constant", value=None):
+        if mode in fail:
+            raise RuntimeError(f'"{mode}_pad_out_template" not implemented for \'Byte\'\nmore')
+        return mock.MagicMock()
+
+    t.nn.functional.pad.side_effect = pad
+    t.ops.aten.reflection_pad2d_backward.side_effect = NotImplementedError("no backward here")
+    return t
+
+
+class TorchPathWithStandIn(unittest.TestCase):
+    def test_main_writes_json_csv_and_records_errors(self):
+        t = fake_torch({"replicate"})
+        with tempfile.TemporaryDirectory() as d, mock.patch.dict(sys.modules, {"torch": t}), \
+                contextlib.redirect_stdout(io.StringIO()) as out:
+            rc = tpb.main(["--out", d, "--sets", "small,image", "--reps", "3", "--warmup", "1",
+                           "--roofline-gib", "0.001"])
+            self.assertEqual(rc, 0)
+            doc = json.loads((Path(d) / "torch_pad_bench.json").read_text())
+            with open(Path(d) / "torch_pad_bench.csv") as f:
+                rows = list(csv.DictReader(f))
+        self.assertEqual(len(doc["results"]), 64)
+        self.assertEqual(len(rows), 64)
+        self.assertAlmostEqual(doc["copy_roofline_gbps"], 2 * int(0.001 * 2**30) / 250000.0)
+        by = {(r["shape_set"], r["op"], r["mode"], r["dtype"]): r for r in doc["results"]}
+        ok = by[("small", "pad", "constant", "f32")]
+        self.assertEqual(ok["gpu_ns"], 250000.0)
+        self.assertGreater(ok["n_buffers"], 100)  # small data rotates through many copies
+        self.assertEqual(by[("image", "pad", "constant", "f32")]["n_buffers"], 1)
+        bad = by[("small", "pad", "replicate", "u8")]
+        self.assertIsNone(bad["gbps"])
+        self.assertEqual(bad["error"], "RuntimeError: \"replicate_pad_out_template\" not "
+                                       "implemented for 'Byte'")
+        self.assertTrue(by[("image", "pad_backward", "reflect", "f32")]["error"]
+                        .startswith("NotImplementedError"))
+        self.assertIsNone(by[("small", "pad_backward", "replicate", "f32")]["error"])
+        self.assertIn("small  masked_fill", out.getvalue())
+        # constant backward is aten.constant_pad_nd with the pads negated
+        neg = [c.args[1] for c in t.ops.aten.constant_pad_nd.call_args_list]
+        self.assertEqual(sorted(set(map(tuple, neg))), [(-3, -3, -3, -3), (-1, -1, -1, -1)])
+        bw = t.ops.aten.replication_pad2d_backward.call_args_list
+        self.assertEqual({tuple(c.args[2]) for c in bw}, {(1, 1, 1, 1), (3, 3, 3, 3)})
+
+
+def write_json(d: Path, name: str, doc) -> Path:
+    p = d / name
+    p.write_text(json.dumps(doc))
+    return p
+
+
+class Report(unittest.TestCase):
+    def run_report(self, *args: str) -> tuple[str, Path]:
+        d = Path(tempfile.mkdtemp())
+        md, png = d / "docs" / "b.md", d / "docs" / "b.png"
+        with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+            rc = report.main([*args, "--out-md", str(md), "--out-png", str(png), "--title", "T"])
+        self.assertEqual(rc, 0)
+        self.assertGreater(png.stat().st_size, 10_000)
+        self.assertEqual(png.read_bytes()[:8], b"\x89PNG\r\n\x1a\n")
+        return md.read_text(), d
+
+    def test_fixtures(self):
+        text, _ = self.run_report("--ours", str(OURS), "--torch", str(TORCH))
+        self.assertIn("![GB/s per kernel family](b.png)", text)
+        self.assertIn("| image | pad_backward/reflect (atomic) | f32 |", text)
+        self.assertIn("| image | pad_backward/reflect (deterministic) | f32 |", text)
+        self.assertIn("no `fvk bench` record for the atomic algorithm", text)
+        self.assertIn("no PyTorch record", text)
+        self.assertIn("not implemented for 'Byte'", text)
+        self.assertIn("differ in bytes", text)
+        self.assertIn("| small | pad/constant | i32 |", text)  # ours only
+        table = [ln for ln in text.splitlines() if ln.startswith("| image | pad/constant | f32")]
+        self.assertEqual(len(table), 1)
+        cells = [c.strip() for c in table[0].split("|")[1:-1]]
+        ours, torch = (json.loads(p.read_text()) for p in (OURS, TORCH))
+        o = next(r for r in ours["results"] if (r["shape_set"], r["op"], r["mode"], r["dtype"]) ==
+                 ("image", "pad", "constant", "f32"))
+        t = next(r for r in torch["results"] if (r["shape_set"], r["op"], r["mode"], r["dtype"])
+                 == ("image", "pad", "constant", "f32"))
+        self.assertEqual(cells[5], f"{o['gbps'] / t['gbps']:.2f}×")
+        self.assertEqual(cells[7], f"{100 * t['gbps'] / torch['copy_roofline_gbps']:.0f}%")
+
+    def test_one_side_only_and_sparse_records(self):
+        d = Path(tempfile.mkdtemp())
+        ours = write_json(d, "o.json", {"results": [
+            {"shape_set": "small", "op": "pad", "mode": "reflect", "dtype": "f32",
+             "bytes": 1000, "gpu_ns": 10.0},                      # no gbps: computed
+            {"shape_set": "weird", "op": "copy", "mode": None, "dtype": "u8", "gbps": 5.0},
+            {"op": "pad"},                                        # no key: skipped, warned
+            {"shape_set": "small", "op": "pad", "mode": "reflect", "dtype": "f32", "gbps": 1.0},
+        ]})
+        text, _ = self.run_report("--ours", str(ours))
+        self.assertIn("| small | pad/reflect | f32 | 100 | —", text)
+        self.assertIn("| weird | copy | u8 | 5.0 |", text)
+        self.assertIn("lacks shape_set/op/dtype", text)
+        self.assertIn("duplicate small pad/reflect f32", text)
+        torch = write_json(d, "t.json", {"copy_roofline_gbps": None, "results": [
+            {"shape_set": "audio", "op": "masked_fill", "mode": None, "dtype": "u8",
+             "gbps": None, "gpu_ns": None, "error": "RuntimeError: x"}]})
+        text, _ = self.run_report("--torch", str(torch))
+        self.assertIn("RuntimeError: x", text)
+
+    def test_empty_results(self):
+        d = Path(tempfile.mkdtemp())
+        ours = write_json(d, "o.json", {"results": []})
+        with self.assertRaises(SystemExit):
+            with contextlib.redirect_stderr(io.StringIO()):
+                report.main(["--ours", str(ours), "--out-md", str(d / "a.md"),
+                             "--out-png", str(d / "a.png")])
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,168 @@
+#include "judge/bench.hpp"
+
+#include <fmt/format.h>
+
+#include <map>
+#include <nlohmann/json.hpp>
+
+#include "fkc/catalog.hpp"
+#include "judge/timing.hpp"
+#include "judge/workload.hpp"
+#include "ops/pad_family.hpp"
+
+namespace fvk::judge {
+namespace {
+
+// The dtypes benchmarked per family: one per byte width, bf16 beside f16 (same kernel, PyTorch
+// treats them apart), and f64 for the summing backwards.
+struct Family {
+  ops::Op op;
+  PadMode mode;
+  BackwardAlgorithm algorithm;
+  std::vector<DType> dtypes;
+};
+
+std::vector<Family> families() {
+  const std::vector<DType> movers{DType::U8, DType::F16, DType::BF16, DType::F32, DType::I64};
+  const std::vector<DType> sums{DType::F32, DType::F16, DType::BF16, DType::F64};
+  using A = BackwardAlgorithm;
+  return {
+      {ops::Op::Pad, PadMode::Constant, A::Deterministic, movers},
+      {ops::Op::Pad, PadMode::Reflect, A::Deterministic, movers},
+      {ops::Op::Pad, PadMode::Replicate, A::Deterministic, movers},
+      {ops::Op::PadBackward, PadMode::Constant, A::Deterministic, {DType::U8, DType::F16, DType::F32, DType::I64}},
+      {ops::Op::PadBackward, PadMode::Reflect, A::Deterministic, sums},
+      {ops::Op::PadBackward, PadMode::Reflect, A::Atomic, sums},
+      {ops::Op::PadBackward, PadMode::Replicate, A::Deterministic, sums},
+      {ops::Op::PadBackward, PadMode::Replicate, A::Atomic, sums},
+      {ops::Op::MaskedFill, PadMode::Constant, A::Deterministic, movers},
+  };
+}
+
+std::optional<ops::Target> find_target(const Family& f, DType d) {
+  for (const auto& t : ops::all_targets())
+    if (t.op == f.op && t.dtype == d && (f.op == ops::Op::MaskedFill || t.mode == f.mode) &&
+        (f.op != ops::Op::PadBackward || f.mode == PadMode::Constant || t.algorithm == f.algorithm))
+      return t;
+  return std::nullopt;
+}
+
+const char* op_word(ops::Op op) {
+  switch (op) {
+    case ops::Op::Pad: return "pad";
+    case ops::Op::PadBackward: return "pad_backward";
+    case ops::Op::MaskedFill: return "masked_fill";
+    case ops::Op::Copy: return "copy";
+  }
+  return "?";
+}
+
+}  // namespace
+
+std::vector<BenchSet> default_sets(bool quick) {
+  if (quick)
+    return {{"image", {2, 4, 64, 64}, {3, 3, 3, 3}},
+            {"audio", {4, 1, 24000}, {512, 512}},
+            {"small", {8, 3, 32, 32}, {1, 1, 1, 1}},
+            {"rank5", {2, 2, 16, 16, 16}, {2, 2, 2, 2, 2, 2}}};
+  return {{"image", {16, 64, 512, 512}, {3, 3, 3, 3}},
+          {"audio", {64, 1, 480000}, {512, 512}},
+          {"small", {8, 3, 32, 32}, {1, 1, 1, 1}},
+          {"rank5", {4, 16, 64, 64, 64}, {2, 2, 2, 2, 2, 2}}};
+}
+
+BenchResult run_bench(rt::Device& device, const BenchOptions& options,
+                      const std::function<void(const BenchRow&)>& progress) {
+  BenchResult result;
+  result.device = device.info();
+  std::map<std::uint64_t, double> copy_ns;  // by byte count
+  BufferPool copy_pool(device);
+  auto copy_time = [&](std::uint64_t bytes) {
+    bytes = std::max<std::uint64_t>(16, bytes / 2 / 16 * 16);  // read half, write half
+    if (auto it = copy_ns.find(bytes); it != copy_ns.end()) return std::make_pair(it->second, 2.0 * bytes);
+    auto src = copy_pool.random(0, bytes);
+    auto dst = copy_pool.scratch(0, bytes);
+    const double ns =
+        time_gpu(device, [&](rt::Stream& s) { ops::record_copy(s, *src, *dst, bytes); }, 3, options.reps).median_ns;
+    copy_ns[bytes] = ns;
+    return std::make_pair(ns, 2.0 * bytes);
+  };
+  {  // the device's ceiling: a large copy
+    const std::uint64_t big = std::min<std::uint64_t>(2ull << 30, device.info().max_storage_buffer_range / 2);
+    const auto [ns, bytes] = copy_time(std::min<std::uint64_t>(big, device.info().device_local_heap_bytes / 8));
+    result.copy_roofline_gbps = bytes / ns;
+  }
+  for (const auto& set : options.sets) {
+    BufferPool pool(device);
+    const PadSpec spec = PadSpec::from_torch(PadMode::Constant, set.shape.size(), set.torch_pads);
+    for (const auto& f : families()) {
+      for (const DType d : f.dtypes) {
+        const auto t = find_target(f, d);
+        if (!t) continue;
+        if (!options.kernel_filter.empty() && t->kernel.find(options.kernel_filter) == std::string::npos) continue;
+        const bool elementwise = f.op == ops::Op::MaskedFill;
+        const std::vector<std::int64_t> zeros(set.shape.size(), 0);
+        const Workload w = make_workload(pool, *t, set.shape, elementwise ? zeros : spec.left,
+                                         elementwise ? zeros : spec.right);
+        const auto& contract = fkc::require_contract(t->kernel);
+        auto symbols = contract.base_symbols();
+        for (const auto& [k, v] : formula_symbols(w)) symbols[k] = v;
+        BenchRow row;
+        row.set = set.name;
+        row.target = *t;
+        row.shape = set.shape;
+        row.torch_pads = elementwise ? std::vector<std::int64_t>{} : set.torch_pads;
+        row.bytes = contract.cost.bytes_moved ? contract.cost.bytes_moved->evaluate(symbols) : 0;
+        row.gpu_ns = time_gpu(device, w.record, 3, options.reps).median_ns;
+        row.gbps = row.bytes / row.gpu_ns;
+        const auto [cns, cbytes] = copy_time(static_cast<std::uint64_t>(row.bytes));
+        row.copy_gbps = cbytes / cns;
+        row.roofline_fraction = row.gbps / row.copy_gbps;
+        result.rows.push_back(row);
+        progress(row);
+      }
+    }
+  }
+  return result;
+}
+
+std::string to_json(const BenchResult& r) {
+  nlohmann::json j;
+  j["device"] = {{"name", r.device.name},
+                 {"driver", r.device.driver},
+                 {"vendor_id", r.device.vendor_id},
+                 {"device_id", r.device.device_id}};
+  j["copy_roofline_gbps"] = r.copy_roofline_gbps;
+  j["results"] = nlohmann::json::array();
+  for (const auto& row : r.rows) {
+    const auto& t = row.target;
+    nlohmann::json mode = t.op == ops::Op::MaskedFill ? nlohmann::json(nullptr) : nlohmann::json(std::string(name(t.mode)));
+    nlohmann::json algorithm = (t.op == ops::Op::PadBackward && t.mode != PadMode::Constant)
+                                   ? nlohmann::json(t.algorithm == BackwardAlgorithm::Atomic ? "atomic" : "deterministic")
+                                   : nlohmann::json(nullptr);
+    j["results"].push_back({{"shape_set", row.set},
+                            {"kernel", t.kernel},
+                            {"op", op_word(t.op)},
+                            {"mode", mode},
+                            {"algorithm", algorithm},
+                            {"dtype", std::string(name(t.dtype))},
+                            {"shape", row.shape},
+                            {"pads", row.torch_pads},
+                            {"gpu_ns", row.gpu_ns},
+                            {"bytes", static_cast<std::uint64_t>(row.bytes)},
+                            {"gbps", row.gbps},
+                            {"copy_gbps", row.copy_gbps},
+                            {"roofline_fraction", row.roofline_fraction}});
+  }
+  return j.dump(2);
+}
+
+std::string to_csv(const BenchResult& r) {
+  std::string out = "shape_set,kernel,dtype,gpu_ns,bytes,gbps,copy_gbps,roofline_fraction\n";
+  for (const auto& row : r.rows)
+    out += fmt::format("{},{},{},{:.1f},{:.0f},{:.3f},{:.3f},{:.4f}\n", row.set, row.target.kernel,
+                       name(row.target.dtype), row.gpu_ns, row.bytes, row.gbps, row.copy_gbps, row.roofline_fraction);
+  return out;
+}
+
+}  // namespace fvk::judge

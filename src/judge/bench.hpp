@@ -1,0 +1,58 @@
+// The benchmark: realistic shapes, every kernel family and a dtype per byte width, GPU time from
+// timestamp queries, effective GB/s from the contract's bytes_moved, and the fraction of the copy
+// roofline (copy_b4 over the same byte count, timed in the same run).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "fvk/device_info.hpp"
+#include "ops/targets.hpp"
+#include "runtime/device.hpp"
+
+namespace fvk::judge {
+
+struct BenchSet {
+  std::string name;
+  Shape shape;                              // pad: the input; backward: grad_in; masked_fill: the input
+  std::vector<std::int64_t> torch_pads;     // torch.nn.functional.pad order
+};
+
+// image [16,64,512,512] pads 3; audio [64,1,480000] pads 512; small [8,3,32,32] pads 1;
+// rank5 [4,16,64,64,64] pads 2. `quick` shrinks them for software devices.
+std::vector<BenchSet> default_sets(bool quick);
+
+struct BenchRow {
+  std::string set;
+  ops::Target target;
+  Shape shape;
+  std::vector<std::int64_t> torch_pads;
+  double gpu_ns = 0;
+  double bytes = 0;  // the contract's bytes_moved
+  double gbps = 0;
+  double copy_gbps = 0;  // copy_b4 over the same bytes, same run
+  double roofline_fraction = 0;
+};
+
+struct BenchResult {
+  DeviceInfo device;
+  double copy_roofline_gbps = 0;  // a large copy, the device's ceiling
+  std::vector<BenchRow> rows;
+};
+
+struct BenchOptions {
+  std::vector<BenchSet> sets;
+  std::string kernel_filter;
+  int reps = 15;
+};
+
+BenchResult run_bench(rt::Device& device, const BenchOptions& options,
+                      const std::function<void(const BenchRow&)>& progress);
+
+std::string to_json(const BenchResult& result);
+std::string to_csv(const BenchResult& result);
+
+}  // namespace fvk::judge

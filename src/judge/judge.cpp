@@ -1,0 +1,79 @@
+#include "judge/judge.hpp"
+
+#include <algorithm>
+#include <set>
+
+#include "fkc/catalog.hpp"
+#include "judge/timing.hpp"
+#include "judge/workload.hpp"
+
+namespace fvk::judge {
+
+MeasuredCost fit(const std::vector<std::pair<double, double>>& samples) {
+  MeasuredCost c;
+  c.samples = samples;
+  const double n = static_cast<double>(samples.size());
+  if (samples.empty()) return c;
+  double sx = 0, sy = 0, sxx = 0, sxy = 0;
+  for (const auto& [x, y] : samples) {
+    sx += x;
+    sy += y;
+    sxx += x * x;
+    sxy += x * y;
+  }
+  const double denom = n * sxx - sx * sx;
+  double slope = denom != 0 ? (n * sxy - sx * sy) / denom : 0;  // ns per byte
+  double intercept = (sy - slope * sx) / n;
+  if (slope <= 0) {  // all rungs latency-bound: no bandwidth term can be fitted
+    slope = 0;
+    intercept = sy / n;
+  }
+  if (intercept < 0) {  // keep the model physical: refit the slope through the origin
+    intercept = 0;
+    slope = sxx > 0 ? sxy / sxx : 0;
+  }
+  c.overhead_ns = intercept;
+  c.bytes_per_ns = slope > 0 ? 1.0 / slope : 0;
+  return c;
+}
+
+void run_judge(rt::Device& device, const JudgeOptions& options, CostTable& table,
+               const std::function<void(const JudgeProgress&)>& progress) {
+  const auto& info = device.info();
+  std::uint64_t max_bytes = options.max_bytes;
+  if (max_bytes == 0)
+    max_bytes = std::min<std::uint64_t>({1ull << 30, info.max_storage_buffer_range / 4, info.device_local_heap_bytes / 16});
+  // One representative dtype per kernel (the first it accepts).
+  std::vector<ops::Target> targets;
+  std::set<std::string> seen;
+  for (const auto& t : ops::all_targets())
+    if ((options.kernel_filter.empty() || t.kernel.find(options.kernel_filter) != std::string::npos) &&
+        seen.insert(t.kernel).second)
+      targets.push_back(t);
+  BufferPool pool(device);
+  std::size_t index = 0;
+  for (const auto& t : targets) {
+    const auto& contract = fkc::require_contract(t.kernel);
+    std::vector<std::pair<double, double>> samples;
+    for (std::uint64_t target_bytes = options.min_bytes; target_bytes <= max_bytes; target_bytes *= 4) {
+      // Rows of 256 elements padded by 3 on both sides of both axes; masked_fill takes the rows as is.
+      const std::size_t bw = byte_width(t.dtype);
+      const std::int64_t cols = 256;
+      const std::int64_t rows = std::max<std::int64_t>(4, static_cast<std::int64_t>(target_bytes / (2 * bw * cols)));
+      const bool fill = t.op == ops::Op::MaskedFill || t.op == ops::Op::Copy;
+      const std::vector<std::int64_t> pads = fill ? std::vector<std::int64_t>{0, 0} : std::vector<std::int64_t>{3, 3};
+      const Workload w = make_workload(pool, t, {rows, cols}, pads, pads);
+      auto symbols = contract.base_symbols();
+      for (const auto& [k, v] : formula_symbols(w)) symbols[k] = v;
+      const double bytes = contract.cost.bytes_moved ? contract.cost.bytes_moved->evaluate(symbols) : 0;
+      const Timing timing = time_gpu(device, w.record, 2, options.reps);
+      samples.emplace_back(bytes, timing.median_ns);
+    }
+    MeasuredCost cost = fit(samples);
+    cost.revision = fkc::revision_hash(contract);
+    table.put(info, t.kernel, cost);
+    progress(JudgeProgress{t.kernel, ++index, targets.size(), cost});
+  }
+}
+
+}  // namespace fvk::judge

@@ -1,0 +1,35 @@
+// The Judge: measures each kernel on the device in use over a ladder of sizes, fits
+// time = overhead_ns + bytes_moved / bandwidth (bytes_moved from the kernel's contract), and stores
+// the result in the cost table the planner reads.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+
+#include "judge/cost_table.hpp"
+#include "runtime/device.hpp"
+
+namespace fvk::judge {
+
+struct JudgeOptions {
+  std::uint64_t min_bytes = 4 << 10;    // smallest rung: a few KiB
+  std::uint64_t max_bytes = 0;          // largest rung; 0: min(1 GiB, maxStorageBufferRange / 4, heap / 16)
+  int reps = 9;
+  std::string kernel_filter;            // only kernels whose name contains this
+};
+
+struct JudgeProgress {
+  std::string kernel;
+  std::size_t index = 0, total = 0;
+  MeasuredCost cost;
+};
+
+// Measures every shipped kernel (one representative dtype each) and puts the results into `table`.
+void run_judge(rt::Device& device, const JudgeOptions& options, CostTable& table,
+               const std::function<void(const JudgeProgress&)>& progress);
+
+// Least-squares fit of ns = overhead + bytes / bandwidth over (bytes, ns) samples.
+MeasuredCost fit(const std::vector<std::pair<double, double>>& samples);
+
+}  // namespace fvk::judge
