@@ -80,6 +80,13 @@ def rate(r: dict[str, Any] | None) -> float | None:
     return None
 
 
+def gpu_ns(r: dict[str, Any] | None) -> float | None:
+    if not r or r.get("error"):
+        return None
+    ns = r.get("gpu_ns")
+    return float(ns) if isinstance(ns, (int, float)) and math.isfinite(ns) and ns > 0 else None
+
+
 def roofline(doc: dict[str, Any]) -> float | None:
     g = doc.get("copy_roofline_gbps")
     return float(g) if isinstance(g, (int, float)) and g > 0 else None
@@ -136,20 +143,37 @@ class Comparison:
                 mine += [(a, None) for a in ("deterministic", "atomic") if a not in have]
             mine = sorted(mine, key=lambda ar: _rank(ar[0], ALGO_ORDER)) or [(None, None)]
             for algorithm, o in mine:
-                og, tg = rate(o), rate(t)
-                of = None
-                if o is not None and og is not None:
-                    f = o.get("roofline_fraction")
-                    of = float(f) if isinstance(f, (int, float)) and f > 0 else (
-                        og / self.ours_roof if self.ours_roof else None)
-                out.append({
-                    "key": k, "ours": o, "torch": t, "ours_gbps": og, "torch_gbps": tg,
-                    "ratio": og / tg if og and tg else None,
-                    "ours_frac": of,
-                    "torch_frac": tg / self.torch_roof if tg and self.torch_roof else None,
-                    "algorithm": algorithm,
-                })
+                out.append(self._row(k, algorithm, o, t))
         return out
+
+    def _row(self, k: Key, algorithm: str | None, o: dict[str, Any] | None,
+             t: dict[str, Any] | None) -> dict[str, Any]:
+        og, tg = rate(o), rate(t)
+        ons, tns = gpu_ns(o), gpu_ns(t)
+        ob, tb = o.get("bytes") if o else None, t.get("bytes") if t else None
+        recounted = None
+        if ons and isinstance(ob, int) and isinstance(tb, int) and tb > 0 and ob != tb:
+            # Both sides on one byte count (PyTorch's: the minimum traffic), so the GB/s columns
+            # compare; our contract may count more (the atomic backward counts its CAS traffic).
+            og, recounted = tb / ons, (ob, tb)
+        copy = o.get("copy_gbps") if o else None
+        mismatch = []
+        if o is not None and t is not None:
+            fields = ("shape",) if k[1] == "masked_fill" else ("shape", "pads")
+            mismatch = [f for f in fields
+                        if o.get(f) is not None and t.get(f) is not None and o.get(f) != t.get(f)]
+        ratio = tns / ons if ons and tns else (og / tg if og and tg else None)
+        return {
+            "key": k, "ours": o, "torch": t, "ours_gbps": og, "torch_gbps": tg,
+            "algorithm": algorithm, "recounted": recounted, "mismatch": mismatch,
+            # the time ratio: like for like whatever each side counted as bytes; none when the
+            # two records are not the same case
+            "ratio": None if mismatch else ratio,
+            "ours_frac": og / self.ours_roof if og and self.ours_roof else None,
+            "torch_frac": tg / self.torch_roof if tg and self.torch_roof else None,
+            "ours_same_size_frac": (og / copy if og and isinstance(copy, (int, float)) and copy > 0
+                                    else None),
+        }
 
 
 def fmt_key(k: Key) -> str:
@@ -256,10 +280,13 @@ def markdown(c: Comparison, title: str, png_rel: str | None) -> str:
             notes.append(text)
         return f"<sup>{notes.index(text) + 1}</sup>"
 
+    same_size = any(r["ours_same_size_frac"] for r in rows)
     L += ["## Results", "",
           "| shape_set | op/mode | dtype | ours GB/s | PyTorch GB/s | ours/torch "
-          "| ours of roofline | torch of roofline | ours µs | torch µs | our kernel |",
-          "| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |"]
+          "| ours of roofline | torch of roofline | ours µs | torch µs "
+          + ("| ours of same-size copy " if same_size else "") + "| our kernel |",
+          "| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | "
+          + ("---: | " if same_size else "") + "--- |"]
     for r in rows:
         (s, op, mode, dt), o, t = r["key"], r["ours"], r["torch"]
         ours_cell, torch_cell = fmt_gbps(r["ours_gbps"]), fmt_gbps(r["torch_gbps"])
@@ -270,6 +297,10 @@ def markdown(c: Comparison, title: str, png_rel: str | None) -> str:
             ours_cell += note(f"ours failed: {o['error']}")
         elif r["ours_gbps"] is None:
             ours_cell += note("our record has no gbps / gpu_ns")
+        elif r["recounted"]:
+            ours_cell += note("our GB/s recomputed on PyTorch's byte count (the minimum traffic) "
+                              "from our time; `fvk bench` counted a different number (its "
+                              "contract's bytes_moved, e.g. the atomic backward's CAS traffic)")
         if t is None:
             torch_cell += note("no PyTorch record")
         elif t.get("error"):
@@ -277,16 +308,14 @@ def markdown(c: Comparison, title: str, png_rel: str | None) -> str:
         elif r["torch_gbps"] is None:
             torch_cell += note("PyTorch record has no gbps / gpu_ns")
         ratio_cell = fmt_ratio(r["ratio"])
-        if o is not None and t is not None:
-            mism = [f for f in ("bytes", "shape", "pads")
-                    if o.get(f) is not None and t.get(f) is not None and o.get(f) != t.get(f)]
-            if mism:
-                ratio_cell += note(f"ours and PyTorch differ in {', '.join(mism)} for "
-                                   f"{fmt_key(r['key'])}: ratio not like for like")
+        if r["mismatch"]:
+            ratio_cell += note(f"ours and PyTorch differ in {' and '.join(r['mismatch'])} for "
+                               f"{fmt_key(r['key'])}: not the same case, no ratio")
         kernel = f"`{o['kernel']}`" if o and o.get("kernel") else "—"
+        extra = f"{fmt_pct(r['ours_same_size_frac'])} | " if same_size else ""
         L.append(f"| {s} | {op_label(op, mode, r['algorithm'])} | {dt} | {ours_cell} | "
                  f"{torch_cell} | {ratio_cell} | {fmt_pct(r['ours_frac'])} | "
-                 f"{fmt_pct(r['torch_frac'])} | {fmt_us(o)} | {fmt_us(t)} | {kernel} |")
+                 f"{fmt_pct(r['torch_frac'])} | {fmt_us(o)} | {fmt_us(t)} | {extra}{kernel} |")
     L.append("")
     if notes:
         L += ["Notes:", ""]
@@ -333,6 +362,9 @@ def chart(c: Comparison, path: Path, title: str) -> None:
 
     sets = c.shape_sets()
     fams = families_of(c)
+    by_key: dict[Key, list[dict[str, Any]]] = defaultdict(list)
+    for r in c.rows():  # the table's numbers, ours on the common byte count
+        by_key[r["key"]].append(r)
     if not sets:
         raise SystemExit("report: no results to chart")
     fig, axes = plt.subplots(len(sets), 1, figsize=(18, 3.9 * len(sets) + 0.6), squeeze=False)
@@ -352,8 +384,9 @@ def chart(c: Comparison, path: Path, title: str) -> None:
             start = x
             for k in keys:
                 values = {"torch": rate(c.torch.get(k))}
-                for r in c.ours.get(k, []):
-                    values[series_of(r)] = rate(r)
+                for r in by_key.get(k, []):
+                    if r["ours"] is not None:
+                        values[series_of(r["ours"])] = r["ours_gbps"]
                 for i, name in enumerate(series):
                     xi = x + i * bar_w
                     v = values.get(name)
@@ -362,8 +395,8 @@ def chart(c: Comparison, path: Path, title: str) -> None:
                         used_series.add(name)
                         heights.append(v)
                     else:
-                        ax.text(xi, 0, "n/a", rotation=90, ha="center", va="bottom", fontsize=6.5,
-                                color="#888888")
+                        ax.text(xi, 0, "n/a", rotation=90, ha="center", va="bottom", fontsize=7.5,
+                                color="#666666")
                 ticks.append(x + (len(series) - 1) * bar_w / 2)
                 tick_labels.append(k[3])
                 x += len(series) * bar_w + dtype_gap

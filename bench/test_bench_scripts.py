@@ -151,6 +151,7 @@ class TorchPathWithStandIn(unittest.TestCase):
         self.assertTrue(by[("image", "pad_backward", "reflect", "f32")]["error"]
                         .startswith("NotImplementedError"))
         self.assertIsNone(by[("small", "pad_backward", "replicate", "f32")]["error"])
+        self.assertEqual(by[("small", "masked_fill", None, "u8")]["pads"], [])  # as fvk bench
         self.assertIn("small  masked_fill", out.getvalue())
         # constant backward is aten.constant_pad_nd with the pads negated
         neg = [c.args[1] for c in t.ops.aten.constant_pad_nd.call_args_list]
@@ -184,7 +185,9 @@ class Report(unittest.TestCase):
         self.assertIn("no `fvk bench` record for the atomic algorithm", text)
         self.assertIn("no PyTorch record", text)
         self.assertIn("not implemented for 'Byte'", text)
-        self.assertIn("differ in bytes", text)
+        self.assertIn("differ in shape for rank5 masked_fill/- u8", text)
+        self.assertNotIn("differ in pads", text)  # masked_fill has no pads on either side
+        self.assertIn("recomputed on PyTorch's byte count", text)
         self.assertIn("| small | pad/constant | i32 |", text)  # ours only
         table = [ln for ln in text.splitlines() if ln.startswith("| image | pad/constant | f32")]
         self.assertEqual(len(table), 1)
@@ -194,8 +197,22 @@ class Report(unittest.TestCase):
                  ("image", "pad", "constant", "f32"))
         t = next(r for r in torch["results"] if (r["shape_set"], r["op"], r["mode"], r["dtype"])
                  == ("image", "pad", "constant", "f32"))
-        self.assertEqual(cells[5], f"{o['gbps'] / t['gbps']:.2f}×")
+        self.assertEqual(cells[5], f"{t['gpu_ns'] / o['gpu_ns']:.2f}×")
+        self.assertEqual(cells[6], f"{100 * o['gbps'] / ours['copy_roofline_gbps']:.0f}%")
         self.assertEqual(cells[7], f"{100 * t['gbps'] / torch['copy_roofline_gbps']:.0f}%")
+        self.assertEqual(cells[10], f"{100 * o['gbps'] / o['copy_gbps']:.0f}%")
+        # the atomic backward: our contract counts more bytes; the table puts both on torch's
+        key = ("image", "pad_backward", "reflect", "f32")
+        oa = next(r for r in ours["results"] if r.get("algorithm") == "atomic" and
+                  (r["shape_set"], r["op"], r["mode"], r["dtype"]) == key)
+        ta = next(r for r in torch["results"] if (r["shape_set"], r["op"], r["mode"], r["dtype"])
+                  == key)
+        self.assertGreater(oa["bytes"], ta["bytes"])
+        row = next(ln for ln in text.splitlines()
+                   if ln.startswith("| image | pad_backward/reflect (atomic) | f32 |"))
+        cells = [c.strip() for c in row.split("|")[1:-1]]
+        self.assertTrue(cells[3].startswith(report.fmt_gbps(ta["bytes"] / oa["gpu_ns"]) + "<sup>"))
+        self.assertEqual(cells[5], f"{ta['gpu_ns'] / oa['gpu_ns']:.2f}×")
 
     def test_one_side_only_and_sparse_records(self):
         d = Path(tempfile.mkdtemp())

@@ -7,7 +7,15 @@
 layout(local_size_x = 256) in;
 
 layout(set = 0, binding = 0, std430) readonly buffer Src { uvec4 src[]; };
+// The mask bytes of one chunk are read in one load: 16 bytes for 1-byte elements, 8 for 2-byte, 4
+// for 4-byte, and half a word for 8-byte elements.
+#if ELEM_BYTES == 1
+layout(set = 0, binding = 1, std430) readonly buffer Mask { uvec4 mask[]; };
+#elif ELEM_BYTES == 2
+layout(set = 0, binding = 1, std430) readonly buffer Mask { uvec2 mask[]; };
+#else
 layout(set = 0, binding = 1, std430) readonly buffer Mask { uint mask[]; };
+#endif
 layout(set = 0, binding = 2, std430) writeonly buffer Dst { uvec4 dst[]; };
 
 layout(push_constant) uniform Params {
@@ -22,11 +30,20 @@ void main() {
   if (chunk >= pc.n_chunks) return;
   const uint first = chunk * uint(CHUNK_ELEMS);
   const uvec4 v = src[chunk];
+#if ELEM_BYTES == 1
+  const uvec4 mw = mask[chunk];
+#elif ELEM_BYTES == 2
+  const uvec4 mw = uvec4(mask[chunk], 0u, 0u);
+#elif ELEM_BYTES == 4
+  const uvec4 mw = uvec4(mask[chunk], 0u, 0u, 0u);
+#else
+  const uvec4 mw = uvec4(mask[chunk >> 1] >> ((chunk & 1u) * 16u), 0u, 0u, 0u);
+#endif
   uvec4 r = uvec4(0u);
   [[unroll]] for (uint k = 0u; k < uint(CHUNK_ELEMS); ++k) {
     const uint e = first + k;
     if (e < pc.n) {
-      const bool m = ((mask[e >> 2] >> ((e & 3u) * 8u)) & 0xFFu) != 0u;
+      const bool m = ((mw[k / 4u] >> ((k % 4u) * 8u)) & 0xFFu) != 0u;
 #if ELEM_BYTES == 1
       const uint x = m ? (pc.fill_lo & 0xFFu) : (v[k / 4u] >> ((k % 4u) * 8u)) & 0xFFu;
       r[k / 4u] |= x << ((k % 4u) * 8u);

@@ -17,6 +17,8 @@ layout(set = 0, binding = 0, std430) readonly buffer Src { uvec2 src[]; };
 #else
 layout(set = 0, binding = 0, std430) readonly buffer Src { uint src[]; };
 #endif
+// The same source seen as 16-byte chunks, for the fast path.
+layout(set = 0, binding = 0, std430) readonly buffer Src4 { uvec4 src4[]; };
 layout(set = 0, binding = 1, std430) writeonly buffer Dst { uvec4 dst[]; };
 layout(set = 0, binding = 2, std430) readonly buffer ShapeBuf { uint shape_buf[]; };
 
@@ -73,19 +75,37 @@ ELEM load_elem(uint idx) {
 #endif
 }
 
+// 16 bytes of the source starting at byte `b0`, from one or two aligned 16-byte loads and a funnel
+// shift. The caller guarantees all 16 bytes are data (so the second load is inside the buffer).
+uvec4 load16(uint b0) {
+  const uint base = b0 >> 4;
+  const uint r = b0 & 15u;
+  uvec4 a = src4[base];
+  if (r == 0u) return a;
+  uvec4 b = src4[base + 1u];
+  if (r >= 8u) { a = uvec4(a.zw, b.xy); b = uvec4(b.zw, 0u, 0u); }
+  if ((r & 4u) != 0u) { a = uvec4(a.yzw, b.x); b = uvec4(b.yzw, 0u); }
+  const uint sh = (r & 3u) * 8u;
+  if (sh != 0u) a = (a >> sh) | (uvec4(a.yzw, b.x) << (32u - sh));
+  return a;
+}
+
 void main() {
   const uint chunk = gl_GlobalInvocationID.x + gl_GlobalInvocationID.y * gl_NumWorkGroups.x * gl_WorkGroupSize.x;
   if (chunk >= pc.n_chunks) return;
   const uint rank = pc.rank;
   const uint inner = rank - 1u;
-  uint first = chunk * uint(CHUNK_ELEMS);
+  const uint first = chunk * uint(CHUNK_ELEMS);
+  const uint row_dst = dst_dim(inner);
+  const uint row_src = src_dim(inner);
 
-  // Decompose the first element's index into destination coordinates (innermost last).
-  uint coord[8];
-  uint rem = first;
-  [[unroll]] for (int a = 7; a >= 0; --a) {
+  // The first element's coordinates: c along the innermost axis, coord[] on the outer ones.
+  uint c = first % row_dst;
+  uint rem = first / row_dst;
+  uint coord[7];
+  [[unroll]] for (int a = 6; a >= 0; --a) {
     coord[a] = 0u;
-    if (uint(a) < rank) {
+    if (uint(a) < inner) {
       const uint d = dst_dim(uint(a));
       coord[a] = rem % d;
       rem /= d;
@@ -95,8 +115,6 @@ void main() {
   // Offset and validity of the outer axes' source position; recomputed when a row ends.
   uint outer_off = 0u;
   bool outer_ok = true;
-  const uint row_src = src_dim(inner);
-  const uint row_dst = dst_dim(inner);
   {
     uint stride = row_src;
     [[unroll]] for (int a = 6; a >= 0; --a) {
@@ -109,8 +127,24 @@ void main() {
     }
   }
 
+  // Fast path: the chunk lies in one row and maps to consecutive source elements (the interior of
+  // a pad, any chunk of a crop): one or two 16-byte loads and a funnel shift.
+  if (outer_ok && c + uint(CHUNK_ELEMS) <= row_dst) {
+#if MODE == 3
+    const bool inside = true;
+    const uint i0 = c + left_pad(inner);
+#else
+    const int i = int(c) - int(left_pad(inner));
+    const bool inside = i >= 0 && uint(i) + uint(CHUNK_ELEMS) <= row_src;
+    const uint i0 = uint(i);
+#endif
+    if (inside) {
+      dst[chunk] = load16((outer_off + i0) * uint(ELEM_BYTES));
+      return;
+    }
+  }
+
   uvec4 out_chunk = uvec4(0u);
-  uint c = coord[inner];
   [[unroll]] for (uint k = 0u; k < uint(CHUNK_ELEMS); ++k) {
     if (first + k < pc.n_dst) {
       uint s;

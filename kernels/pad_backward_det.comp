@@ -78,7 +78,39 @@ Axis contributors(uint a, uint ci) {
   return s;
 }
 
+// Most grad_in elements receive exactly one grad_out element (the direct one at ci + left on every
+// axis). Finds out without building the per-axis lists; `off` is that element's index.
+bool single_contributor(uint e, out uint off) {
+  uint rem = e;
+  uint stride = 1u;
+  bool single = true;
+  off = 0u;
+  [[unroll]] for (int a = 7; a >= 0; --a) {
+    if (uint(a) < pc.rank) {
+      const uint n = shape_buf[uint(a)];
+      const uint out_dim = shape_buf[pc.rank + uint(a)];
+      const uint left = shape_buf[2u * pc.rank + uint(a)];
+      const uint right = out_dim - n - left;
+      const uint ci = rem % n;
+      rem /= n;
+#if MODE == 1
+      single = single && !(ci >= 1u && ci <= left) && !(ci + 2u <= n && ci + 1u + right >= n);
+#else
+      single = single && !(ci == 0u && left > 0u) && !(ci == n - 1u && right > 0u);
+#endif
+      off += (ci + left) * stride;
+      stride *= out_dim;
+    }
+  }
+  return single;
+}
+
 ACC gather(uint e) {
+  uint direct;
+  if (single_contributor(e, direct)) {
+    precise ACC one = ACC(0) + load(direct);  // the same +0 start as the general path
+    return one;
+  }
   Axis ax[8];
   uint seg[8];
   uint pos[8];

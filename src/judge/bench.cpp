@@ -78,7 +78,9 @@ BenchResult run_bench(rt::Device& device, const BenchOptions& options,
   std::map<std::uint64_t, double> copy_ns;  // by byte count
   BufferPool copy_pool(device);
   auto copy_time = [&](std::uint64_t bytes) {
-    bytes = std::max<std::uint64_t>(16, bytes / 2 / 16 * 16);  // read half, write half
+    // Read half, write half; past 1 GiB a copy is at full speed, and a copy of more may not fit one
+    // allocation.
+    bytes = std::clamp<std::uint64_t>(bytes / 2 / 16 * 16, 16, 1ull << 30);
     if (auto it = copy_ns.find(bytes); it != copy_ns.end()) return std::make_pair(it->second, 2.0 * bytes);
     auto src = copy_pool.random(0, bytes);
     auto dst = copy_pool.scratch(0, bytes);
@@ -88,7 +90,7 @@ BenchResult run_bench(rt::Device& device, const BenchOptions& options,
     return std::make_pair(ns, 2.0 * bytes);
   };
   {  // the device's ceiling: a large copy
-    const std::uint64_t big = std::min<std::uint64_t>(2ull << 30, device.info().max_storage_buffer_range / 2);
+    const std::uint64_t big = std::min<std::uint64_t>(2ull << 30, device.info().max_storage_buffer_range);
     const auto [ns, bytes] = copy_time(std::min<std::uint64_t>(big, device.info().device_local_heap_bytes / 8));
     result.copy_roofline_gbps = bytes / ns;
   }

@@ -101,6 +101,17 @@ std::vector<Case> cases_for(const Target& t, bool bandwidth_case) {
     if (t.op == Op::MaskedFill || t.op == Op::Copy) c.left = c.right = {0, 0, 0};
     out.push_back(c);
   }
+  // Long odd rows: the kernels' in-row fast path at every byte alignment of the source.
+  for (std::int64_t width : {203, 77}) {
+    Case c;
+    c.seed = rng();
+    c.fill = fill_for();
+    c.shape = {5, width};
+    c.left = {1, 3};
+    c.right = {2, 6};
+    if (t.op == Op::MaskedFill || t.op == Op::Copy) c.left = c.right = {0, 0};
+    out.push_back(c);
+  }
   if (bandwidth_case) {
     Case c;
     c.seed = rng();
