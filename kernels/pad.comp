@@ -90,6 +90,18 @@ uvec4 load16(uint b0) {
   return a;
 }
 
+#if ELEM_BYTES <= 2
+// 4 bytes of the source starting at byte `b0` (one or two word loads and a funnel shift); all four
+// bytes are data.
+uint load4(uint b0) {
+  const uint w = b0 >> 2;
+  const uint sh = (b0 & 3u) * 8u;
+  const uint lo = src[w];
+  if (sh == 0u) return lo;
+  return (lo >> sh) | (src[w + 1u] << (32u - sh));
+}
+#endif
+
 void main() {
   const uint chunk = gl_GlobalInvocationID.x + gl_GlobalInvocationID.y * gl_NumWorkGroups.x * gl_WorkGroupSize.x;
   if (chunk >= pc.n_chunks) return;
@@ -144,41 +156,69 @@ void main() {
     }
   }
 
+  // Slow path (the chunk touches a pad or a row end): word by word, so only the words that do are
+  // taken element by element, and a warp with a few such chunks does not pay 16 element loads.
   uvec4 out_chunk = uvec4(0u);
-  [[unroll]] for (uint k = 0u; k < uint(CHUNK_ELEMS); ++k) {
-    if (first + k < pc.n_dst) {
-      uint s;
-      const bool ok = map_coord(inner, c, s) && outer_ok;
+  uint e = first;
+  [[unroll]] for (uint w = 0u; w < 4u; ++w) {
+#if ELEM_BYTES <= 2
+    const uint EPW = 4u / uint(ELEM_BYTES);  // elements per word
+#if MODE == 3
+    const bool word_inside = true;
+    const uint wi0 = c + left_pad(inner);
+#else
+    const int wi = int(c) - int(left_pad(inner));
+    const bool word_inside = wi >= 0 && uint(wi) + EPW <= row_src;
+    const uint wi0 = uint(wi);
+#endif
+    if (outer_ok && c + EPW < row_dst && word_inside && e + EPW <= pc.n_dst) {
+      out_chunk[w] = load4((outer_off + wi0) * uint(ELEM_BYTES));
+      c += EPW;
+      e += EPW;
+      continue;
+    }
+    const uint per_word = EPW;
+#else
+    const uint per_word = 1u;
+    if (w >= uint(CHUNK_ELEMS)) break;
+#endif
+    [[unroll]] for (uint j = 0u; j < per_word; ++j) {
+      const uint k = w * per_word + j;  // element index in the chunk
+      if (e < pc.n_dst) {
+        uint s;
+        const bool ok = map_coord(inner, c, s) && outer_ok;
 #if MODE == 0
-      // A branch, not a select: a pad slot's source index is out of range and must never be read.
+        // A branch, not a select: a pad slot's source index is out of range and must never be read.
 #if ELEM_BYTES == 8
-      ELEM v = uvec2(pc.fill_lo, pc.fill_hi);
+        ELEM v = uvec2(pc.fill_lo, pc.fill_hi);
 #else
-      ELEM v = pc.fill_lo;
+        ELEM v = pc.fill_lo;
 #endif
-      if (ok) v = load_elem(outer_off + s);
+        if (ok) v = load_elem(outer_off + s);
 #else
-      const ELEM v = load_elem(outer_off + s);
+        const ELEM v = load_elem(outer_off + s);
 #endif
-      put_elem(out_chunk, k, v);
-      // Step to the next element; on a row end, carry into the outer axes and remap them.
-      if (++c == row_dst) {
-        c = 0u;
-        outer_off = 0u;
-        outer_ok = true;
-        bool carry = true;
-        uint stride = row_src;
-        [[unroll]] for (int a = 6; a >= 0; --a) {
-          if (uint(a) < inner) {
-            if (carry) {
-              coord[a] += 1u;
-              carry = coord[a] == dst_dim(uint(a));
-              if (carry) coord[a] = 0u;
+        put_elem(out_chunk, k, v);
+        ++e;
+        // Step to the next element; on a row end, carry into the outer axes and remap them.
+        if (++c == row_dst) {
+          c = 0u;
+          outer_off = 0u;
+          outer_ok = true;
+          bool carry = true;
+          uint stride = row_src;
+          [[unroll]] for (int a = 6; a >= 0; --a) {
+            if (uint(a) < inner) {
+              if (carry) {
+                coord[a] += 1u;
+                carry = coord[a] == dst_dim(uint(a));
+                if (carry) coord[a] = 0u;
+              }
+              uint sa;
+              outer_ok = map_coord(uint(a), coord[a], sa) && outer_ok;
+              outer_off += sa * stride;
+              stride *= src_dim(uint(a));
             }
-            uint sa;
-            outer_ok = map_coord(uint(a), coord[a], sa) && outer_ok;
-            outer_off += sa * stride;
-            stride *= src_dim(uint(a));
           }
         }
       }

@@ -48,111 +48,99 @@ ACC load(uint idx) {
 #endif
 }
 
-// Up to three contributor segments [lo, hi] per axis, ascending.
-struct Axis {
-  uint lo[3];
-  uint hi[3];
+// Per axis, the grad_out coordinates that map to grad_in coordinate ci, ascending:
+//   reflect:   up to three single positions (left mirror, direct, right mirror);
+//   replicate: one range [p0, p0 + count - 1].
+// `pos(k)` gives the k-th of them. Kept in registers: the axis loops below are unrolled, so every
+// array index is a constant.
+struct Contributors {
+  uint p0, p1, p2;
   uint count;
 };
 
-Axis contributors(uint a, uint ci) {
+Contributors contributors(uint a, uint ci) {
   const uint n = shape_buf[a];
   const uint out_dim = shape_buf[pc.rank + a];
   const uint left = shape_buf[2u * pc.rank + a];
   const uint right = out_dim - n - left;
-  Axis s;
-  s.count = 0u;
-  [[unroll]] for (int k = 0; k < 3; ++k) { s.lo[k] = 0u; s.hi[k] = 0u; }
+  Contributors s;
 #if MODE == 1
-  if (ci >= 1u && ci <= left) { s.lo[s.count] = left - ci; s.hi[s.count] = left - ci; s.count++; }
-  s.lo[s.count] = ci + left; s.hi[s.count] = ci + left; s.count++;
-  if (ci + 2u <= n && ci + 1u + right >= n) {  // n-1-right <= ci <= n-2
-    const uint o = left + 2u * (n - 1u) - ci;
-    s.lo[s.count] = o; s.hi[s.count] = o; s.count++;
-  }
+  const bool has_left = ci >= 1u && ci <= left;
+  const bool has_right = ci + 2u <= n && ci + 1u + right >= n;  // n-1-right <= ci <= n-2
+  const uint direct = ci + left;
+  const uint mirror_right = left + 2u * (n - 1u) - ci;
+  s.p0 = has_left ? left - ci : direct;
+  s.p1 = has_left ? direct : mirror_right;
+  s.p2 = mirror_right;
+  s.count = 1u + (has_left ? 1u : 0u) + (has_right ? 1u : 0u);
 #else
-  s.lo[0] = ci == 0u ? 0u : ci + left;
-  s.hi[0] = ci == n - 1u ? out_dim - 1u : ci + left;
-  s.count = 1u;
+  s.p0 = ci == 0u ? 0u : ci + left;
+  const uint hi = ci == n - 1u ? out_dim - 1u : ci + left;
+  s.p1 = 0u;
+  s.p2 = 0u;
+  s.count = hi - s.p0 + 1u;
 #endif
   return s;
 }
 
-// Most grad_in elements receive exactly one grad_out element (the direct one at ci + left on every
-// axis). Finds out without building the per-axis lists; `off` is that element's index.
-bool single_contributor(uint e, out uint off) {
-  uint rem = e;
-  uint stride = 1u;
-  bool single = true;
-  off = 0u;
-  [[unroll]] for (int a = 7; a >= 0; --a) {
-    if (uint(a) < pc.rank) {
-      const uint n = shape_buf[uint(a)];
-      const uint out_dim = shape_buf[pc.rank + uint(a)];
-      const uint left = shape_buf[2u * pc.rank + uint(a)];
-      const uint right = out_dim - n - left;
-      const uint ci = rem % n;
-      rem /= n;
+uint pos(Contributors s, uint k) {
 #if MODE == 1
-      single = single && !(ci >= 1u && ci <= left) && !(ci + 2u <= n && ci + 1u + right >= n);
+  return k == 0u ? s.p0 : k == 1u ? s.p1 : s.p2;
 #else
-      single = single && !(ci == 0u && left > 0u) && !(ci == n - 1u && right > 0u);
+  return s.p0 + k;
 #endif
-      off += (ci + left) * stride;
-      stride *= out_dim;
-    }
-  }
-  return single;
 }
 
+// The sum for grad_in element e, in the fixed order: the Cartesian product of the per-axis lists,
+// axis 0 outermost, last axis fastest. Three tiers, the same order in each: one contributor (most
+// elements); several only along the innermost axis (rows' edges); the general product.
 ACC gather(uint e) {
-  uint direct;
-  if (single_contributor(e, direct)) {
-    precise ACC one = ACC(0) + load(direct);  // the same +0 start as the general path
-    return one;
-  }
-  Axis ax[8];
-  uint seg[8];
-  uint pos[8];
+  Contributors ax[8];
   uint stride[8];
   uint rem = e;
   uint st = 1u;
-  uint off = 0u;
+  uint outer_off = 0u;  // offset of the first contributor on every axis but the innermost
+  uint outer_terms = 1u;
+  const uint inner = pc.rank - 1u;
   [[unroll]] for (int a = 7; a >= 0; --a) {
-    seg[a] = 0u; pos[a] = 0u; stride[a] = 0u;
-    ax[a].count = 1u;
+    ax[a].p0 = 0u; ax[a].p1 = 0u; ax[a].p2 = 0u; ax[a].count = 1u;
+    stride[a] = 0u;
     if (uint(a) < pc.rank) {
       const uint d = shape_buf[uint(a)];
       ax[a] = contributors(uint(a), rem % d);
       rem /= d;
       stride[a] = st;
       st *= shape_buf[pc.rank + uint(a)];
-      pos[a] = ax[a].lo[0];
-      off += pos[a] * stride[a];
+      if (uint(a) != inner) {
+        outer_off += ax[a].p0 * stride[a];
+        outer_terms *= ax[a].count;
+      }
     }
   }
+  // The innermost axis is the one with stride 1.
+  Contributors in_ax = ax[0];
+  [[unroll]] for (int a = 1; a < 8; ++a)
+    if (uint(a) == inner) in_ax = ax[a];
   precise ACC acc = ACC(0);
-  const int last = int(pc.rank) - 1;
-  for (;;) {
-    acc += load(off);
-    // Odometer step, last axis fastest.
-    int a = last;
-    for (; a >= 0; --a) {
-      if (pos[a] < ax[a].hi[seg[a]]) { pos[a]++; off += stride[a]; break; }
-      off -= pos[a] * stride[a];
-      if (seg[a] + 1u < ax[a].count) {
-        seg[a]++;
-      } else {
-        seg[a] = 0u;
-        pos[a] = ax[a].lo[0];
-        off += pos[a] * stride[a];
-        continue;  // carry into the next outer axis
+  if (outer_terms == 1u) {
+    for (uint k = 0u; k < in_ax.count; ++k) acc += load(outer_off + pos(in_ax, k));
+    return acc;
+  }
+  uint total = outer_terms * in_ax.count;
+  for (uint t = 0u; t < total; ++t) {
+    uint r = t;
+    uint off = 0u;
+    [[unroll]] for (int a = 7; a >= 0; --a) {
+      if (uint(a) < pc.rank) {
+        uint k = 0u;
+        if (ax[a].count > 1u) {
+          k = r % ax[a].count;
+          r /= ax[a].count;
+        }
+        off += pos(ax[a], k) * stride[a];
       }
-      pos[a] = ax[a].lo[seg[a]];
-      off += pos[a] * stride[a];
-      break;
     }
-    if (a < 0) break;
+    acc += load(off);
   }
   return acc;
 }
