@@ -13,28 +13,23 @@ layout(local_size_x = 256) in;
 
 #if DTYPE == 1
 layout(set = 0, binding = 0, std430) readonly buffer GradOut { uvec2 grad_out[]; };
-layout(set = 0, binding = 1, std430) writeonly buffer GradIn { uvec2 grad_in[]; };
 #define ACC double
 #else
 layout(set = 0, binding = 0, std430) readonly buffer GradOut { uint grad_out[]; };
-layout(set = 0, binding = 1, std430) writeonly buffer GradIn { uint grad_in[]; };
 #define ACC float
 #endif
+// grad_in written in 16-byte chunks (the allocation is rounded up to 16 bytes).
+layout(set = 0, binding = 1, std430) writeonly buffer GradIn4 { uvec4 grad_in4[]; };
 layout(set = 0, binding = 2, std430) readonly buffer ShapeBuf { uint shape_buf[]; };
 
 layout(push_constant) uniform Params {
-  uint n_invocations;  // words of grad_in this kernel writes (2-byte dtypes: two elements a word)
+  uint n_invocations;  // 16-byte chunks of grad_in: ceil(n_in * dtype_bytes / 16)
   uint n_in;           // grad_in elements
   uint rank;
   uint unused0;
   uint unused1;
 } pc;
 
-#if DTYPE >= 2
-#define ELEMS_PER_INVOCATION 2u
-#else
-#define ELEMS_PER_INVOCATION 1u
-#endif
 
 ACC load(uint idx) {
 #if DTYPE == 0
@@ -145,25 +140,74 @@ ACC gather(uint e) {
   return acc;
 }
 
-void main() {
-  const uint w = gl_GlobalInvocationID.x + gl_GlobalInvocationID.y * gl_NumWorkGroups.x * gl_WorkGroupSize.x;
-  if (w >= pc.n_invocations) return;
-#if DTYPE == 0
-  grad_in[w] = floatBitsToUint(gather(w));
-#elif DTYPE == 1
-  grad_in[w] = unpackDouble2x32(gather(w));
+// The sum for innermost coordinate ci of a row whose outer axes have one contributor each (at
+// grad_out offset outer_off): the innermost axis' contributors, ascending.
+ACC row_sum(uint outer_off, uint ci) {
+  const Contributors c = contributors(pc.rank - 1u, ci);
+  precise ACC acc = ACC(0);
+  for (uint k = 0u; k < c.count; ++k) acc += load(outer_off + pos(c, k));
+  return acc;
+}
+
+#if DTYPE == 1
+#define CHUNK 2u
+#elif DTYPE == 0
+#define CHUNK 4u
 #else
-  uint word = 0u;
-  [[unroll]] for (uint k = 0u; k < 2u; ++k) {
-    const uint e = 2u * w + k;
-    if (e < pc.n_in) {
-#if DTYPE == 2
-      word |= f32_to_f16(gather(e)) << (16u * k);
-#else
-      word |= f32_to_bf16(gather(e)) << (16u * k);
+#define CHUNK 8u
 #endif
+
+// Stores the CHUNK sums of one 16-byte chunk of grad_in.
+void store_chunk(uint q, ACC v[CHUNK]) {
+#if DTYPE == 0
+  grad_in4[q] = uvec4(floatBitsToUint(v[0]), floatBitsToUint(v[1]), floatBitsToUint(v[2]), floatBitsToUint(v[3]));
+#elif DTYPE == 1
+  grad_in4[q] = uvec4(unpackDouble2x32(v[0]), unpackDouble2x32(v[1]));
+#else
+  uvec4 r;
+  [[unroll]] for (uint w = 0u; w < 4u; ++w) {
+#if DTYPE == 2
+    r[w] = f32_to_f16(v[2u * w]) | (f32_to_f16(v[2u * w + 1u]) << 16u);
+#else
+    r[w] = f32_to_bf16(v[2u * w]) | (f32_to_bf16(v[2u * w + 1u]) << 16u);
+#endif
+  }
+  grad_in4[q] = r;
+#endif
+}
+
+// Each invocation writes one 16-byte chunk of grad_in: CHUNK consecutive elements. When they lie in
+// one row whose outer axes have a single contributor (nearly always), the outer index math is done
+// once for the chunk and each element only sums along the innermost axis.
+void main() {
+  const uint q = gl_GlobalInvocationID.x + gl_GlobalInvocationID.y * gl_NumWorkGroups.x * gl_WorkGroupSize.x;
+  if (q >= pc.n_invocations) return;
+  const uint inner = pc.rank - 1u;
+  const uint e0 = q * CHUNK;
+  const uint n_inner = shape_buf[inner];
+  const uint ci0 = e0 % n_inner;
+  ACC v[CHUNK];
+  if (ci0 + CHUNK <= n_inner && e0 + CHUNK <= pc.n_in) {
+    uint row = e0 / n_inner;
+    uint outer_off = 0u;
+    uint outer_terms = 1u;
+    uint st = shape_buf[pc.rank + inner];
+    [[unroll]] for (int a = 6; a >= 0; --a) {
+      if (uint(a) < inner) {
+        const uint d = shape_buf[uint(a)];
+        const Contributors c = contributors(uint(a), row % d);
+        row /= d;
+        outer_off += c.p0 * st;
+        outer_terms *= c.count;
+        st *= shape_buf[pc.rank + uint(a)];
+      }
+    }
+    if (outer_terms == 1u) {
+      [[unroll]] for (uint k = 0u; k < CHUNK; ++k) v[k] = row_sum(outer_off, ci0 + k);
+      store_chunk(q, v);
+      return;
     }
   }
-  grad_in[w] = word;
-#endif
+  [[unroll]] for (uint k = 0u; k < CHUNK; ++k) v[k] = e0 + k < pc.n_in ? gather(e0 + k) : ACC(0);
+  store_chunk(q, v);
 }

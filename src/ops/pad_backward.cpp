@@ -71,9 +71,9 @@ void record_pad_backward(rt::Stream& stream, const PadGeometry& geometry, DType 
     const PadPush push{static_cast<std::uint32_t>(n_out), static_cast<std::uint32_t>(n_in), rank, 0, 0};
     stream.dispatch(kernel, bindings, bytes_of(push), n_out);
   } else {
-    const std::uint64_t words = byte_width(dtype) == 2 ? (n_in + 1) / 2 : n_in;
-    const PadPush push{static_cast<std::uint32_t>(words), static_cast<std::uint32_t>(n_in), rank, 0, 0};
-    stream.dispatch(kernel, bindings, bytes_of(push), words);
+    const std::uint64_t chunks = (n_in * byte_width(dtype) + 15) / 16;  // 16-byte chunks of grad_in
+    const PadPush push{static_cast<std::uint32_t>(chunks), static_cast<std::uint32_t>(n_in), rank, 0, 0};
+    stream.dispatch(kernel, bindings, bytes_of(push), chunks);
   }
 }
 
