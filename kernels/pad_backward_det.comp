@@ -140,13 +140,11 @@ ACC gather(uint e) {
   return acc;
 }
 
-// The sum for innermost coordinate ci of a row whose outer axes have one contributor each (at
-// grad_out offset outer_off): the innermost axis' contributors, ascending.
-ACC row_sum(uint outer_off, uint ci) {
+// Adds, in order, the innermost axis' contributors for coordinate ci of the row at grad_out offset
+// `off`.
+void add_row(inout precise ACC acc, uint off, uint ci) {
   const Contributors c = contributors(pc.rank - 1u, ci);
-  precise ACC acc = ACC(0);
-  for (uint k = 0u; k < c.count; ++k) acc += load(outer_off + pos(c, k));
-  return acc;
+  for (uint k = 0u; k < c.count; ++k) acc += load(off + pos(c, k));
 }
 
 #if DTYPE == 1
@@ -186,27 +184,46 @@ void main() {
   const uint e0 = q * CHUNK;
   const uint n_inner = shape_buf[inner];
   const uint ci0 = e0 % n_inner;
-  ACC v[CHUNK];
+  precise ACC v[CHUNK];
   if (ci0 + CHUNK <= n_inner && e0 + CHUNK <= pc.n_in) {
+    // Outer axes' contributor lists, once for the chunk.
+    Contributors oax[7];
+    uint ostride[7];
     uint row = e0 / n_inner;
-    uint outer_off = 0u;
     uint outer_terms = 1u;
     uint st = shape_buf[pc.rank + inner];
     [[unroll]] for (int a = 6; a >= 0; --a) {
+      oax[a].p0 = 0u; oax[a].p1 = 0u; oax[a].p2 = 0u; oax[a].count = 1u;
+      ostride[a] = 0u;
       if (uint(a) < inner) {
         const uint d = shape_buf[uint(a)];
-        const Contributors c = contributors(uint(a), row % d);
+        oax[a] = contributors(uint(a), row % d);
         row /= d;
-        outer_off += c.p0 * st;
-        outer_terms *= c.count;
+        ostride[a] = st;
+        outer_terms *= oax[a].count;
         st *= shape_buf[pc.rank + uint(a)];
       }
     }
-    if (outer_terms == 1u) {
-      [[unroll]] for (uint k = 0u; k < CHUNK; ++k) v[k] = row_sum(outer_off, ci0 + k);
-      store_chunk(q, v);
-      return;
+    [[unroll]] for (uint k = 0u; k < CHUNK; ++k) v[k] = ACC(0);
+    // Outer combinations in odometer order (axis 0 outermost); for each, every element adds its
+    // innermost contributors: per element, exactly the order of the general product.
+    for (uint t = 0u; t < outer_terms; ++t) {
+      uint r = t;
+      uint off = 0u;
+      [[unroll]] for (int a = 6; a >= 0; --a) {
+        if (uint(a) < inner) {
+          uint k = 0u;
+          if (oax[a].count > 1u) {
+            k = r % oax[a].count;
+            r /= oax[a].count;
+          }
+          off += pos(oax[a], k) * ostride[a];
+        }
+      }
+      [[unroll]] for (uint k = 0u; k < CHUNK; ++k) add_row(v[k], off, ci0 + k);
     }
+    store_chunk(q, v);
+    return;
   }
   [[unroll]] for (uint k = 0u; k < CHUNK; ++k) v[k] = e0 + k < pc.n_in ? gather(e0 + k) : ACC(0);
   store_chunk(q, v);
