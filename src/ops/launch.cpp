@@ -1,9 +1,11 @@
 #include "ops/launch.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 
+#include "fkc/catalog.hpp"
 #include "fvk/error.hpp"
 
 namespace fvk::ops {
@@ -16,12 +18,41 @@ void check_binding_size(const rt::Device& device, std::uint64_t bytes, std::stri
                      what, bound, device.info().max_storage_buffer_range));
 }
 
-void check_dtype(DType dtype, std::span<const DType> accepted, std::string_view kernel, std::string_view what) {
-  if (std::find(accepted.begin(), accepted.end(), dtype) != accepted.end()) return;
-  std::string list;
-  for (auto d : accepted) list += fmt::format("{}{}", list.empty() ? "" : ", ", name(d));
+void check_contract_dtype(std::string_view kernel, DType dtype, std::string_view what) {
+  if (const auto* c = fkc::find_contract(kernel); c && c->data_input().accepts(dtype)) return;
+  // The family: the kernel name without its last _suffix (_b4, _f32, ...).
+  const std::string family(kernel.substr(0, kernel.rfind('_')));
+  std::vector<std::string> accepted;
+  for (const auto& c : fkc::shipped_contracts().contracts) {
+    if (c.kernel.rfind(family + "_", 0) != 0 || c.kernel.find('_', family.size() + 1) != std::string::npos) continue;
+    for (auto d : c.data_input().dtypes) accepted.emplace_back(name(d));
+  }
   fail(ErrorCode::DTypeNotAccepted,
-       fmt::format("{} has dtype {}, which {} does not accept (accepted: {})", what, name(dtype), kernel, list));
+       fmt::format("{} has dtype {}, which {}_* does not accept (its contracts declare: {})", what, name(dtype), family,
+                   accepted.empty() ? std::string("nothing") : fmt::format("{}", fmt::join(accepted, ", "))));
+}
+
+namespace {
+bool device_has(const DeviceInfo& d, fkc::Feature f) {
+  switch (f) {
+    case fkc::Feature::ShaderInt64: return d.shader_int64;
+    case fkc::Feature::ShaderFloat64: return d.shader_float64;
+    case fkc::Feature::ShaderInt16: return d.shader_int16;
+    case fkc::Feature::ShaderBufferInt64Atomics: return d.buffer_int64_atomics;
+    case fkc::Feature::ShaderBufferFloat32AtomicAdd: return d.buffer_float32_atomic_add;
+    default: return false;  // not enabled by the runtime, so not available to kernels
+  }
+}
+}  // namespace
+
+void check_contract_features(const rt::Device& device, std::string_view kernel) {
+  const auto& c = fkc::require_contract(kernel);
+  std::vector<std::string_view> missing;
+  for (const auto f : c.caps.requires_features)
+    if (!device_has(device.info(), f)) missing.push_back(fkc::to_string(f));
+  if (!missing.empty())
+    fail(ErrorCode::FeatureMissing, fmt::format("{} needs device feature(s) {} which '{}' lacks", kernel,
+                                                fmt::join(missing, ", "), device.info().name));
 }
 
 PadGeometry coalesce(const PadGeometry& g) {

@@ -30,8 +30,13 @@ static_assert(sizeof(PadPush) == 20);
 
 // Throws DeviceLimit when one binding of `bytes` would exceed maxStorageBufferRange.
 void check_binding_size(const rt::Device& device, std::uint64_t bytes, std::string_view what);
-// Throws DTypeNotAccepted unless `dtype` has `width` bytes (byte movers) or is in `accepted`.
-void check_dtype(DType dtype, std::span<const DType> accepted, std::string_view kernel, std::string_view what);
+// Throws DTypeNotAccepted unless the contract of `kernel` declares `dtype` for its data input. When no
+// contract has that name (a dtype-specific family has no kernel for this dtype), the message lists
+// what the family's contracts accept.
+void check_contract_dtype(std::string_view kernel, DType dtype, std::string_view what);
+// Throws FeatureMissing naming every device feature the kernel's contract requires
+// (caps.requires_features) that the device lacks.
+void check_contract_features(const rt::Device& device, std::string_view kernel);
 
 // Merges neighbouring axes that are not padded (identical index maps), so kernels walk fewer axes.
 PadGeometry coalesce(const PadGeometry& g);

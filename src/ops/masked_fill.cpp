@@ -18,6 +18,7 @@ struct MaskedFillPush {
 std::string masked_fill_kernel(DType dtype) { return fmt::format("masked_fill_b{}", byte_width(dtype)); }
 
 void check_masked_fill(const rt::Device& device, const Shape& shape, DType dtype) {
+  check_contract_dtype(masked_fill_kernel(dtype), dtype, "input");
   const std::uint64_t n = static_cast<std::uint64_t>(numel(shape));
   check_binding_size(device, n * byte_width(dtype), "input");
   check_binding_size(device, n, "mask");

@@ -17,14 +17,6 @@ const char* mode_word(PadMode mode) {
   return "?";
 }
 
-// Byte movers accept every dtype of their width.
-std::vector<DType> dtypes_of_width(std::size_t width) {
-  std::vector<DType> out;
-  for (auto d : kAllDTypes)
-    if (byte_width(d) == width) out.push_back(d);
-  return out;
-}
-
 void record_gather(rt::Stream& stream, const std::string& kernel_name, const PadGeometry& geometry, DType dtype,
                    const rt::Buffer& src, const rt::Buffer& dst, bool crop, std::uint64_t fill_bits) {
   const PadGeometry g = coalesce(geometry);
@@ -49,7 +41,7 @@ std::string pad_kernel(PadMode mode, DType dtype) {
 
 void check_pad(const rt::Device& device, const PadGeometry& g, DType dtype) {
   const auto kernel = pad_kernel(g.mode, dtype);
-  check_dtype(dtype, dtypes_of_width(byte_width(dtype)), kernel, "input");
+  check_contract_dtype(kernel, dtype, "input");
   check_binding_size(device, static_cast<std::uint64_t>(numel(g.in)) * byte_width(dtype), "input");
   check_binding_size(device, static_cast<std::uint64_t>(numel(g.out)) * byte_width(dtype), "output");
 }

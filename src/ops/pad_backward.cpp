@@ -15,8 +15,6 @@ void record_backward_const(rt::Stream& stream, const PadGeometry& g, DType dtype
 
 namespace {
 
-constexpr DType kAccumulatingDTypes[] = {DType::F32, DType::F64, DType::F16, DType::BF16};
-
 }  // namespace
 
 std::string pad_backward_kernel(PadMode mode, DType dtype, BackwardAlgorithm algorithm) {
@@ -27,24 +25,8 @@ std::string pad_backward_kernel(PadMode mode, DType dtype, BackwardAlgorithm alg
 
 void check_pad_backward(const rt::Device& device, const PadGeometry& g, DType dtype, BackwardAlgorithm algorithm) {
   const auto kernel = pad_backward_kernel(g.mode, dtype, algorithm);
-  if (g.mode != PadMode::Constant) {
-    check_dtype(dtype, kAccumulatingDTypes, kernel.substr(0, kernel.rfind('_')) + "_*", "grad_out");
-    const auto& info = device.info();
-    if (dtype == DType::F64) {
-      std::vector<std::string> missing;
-      if (!info.shader_float64) missing.push_back("shaderFloat64");
-      if (algorithm == BackwardAlgorithm::Atomic) {
-        if (!info.shader_int64) missing.push_back("shaderInt64");
-        if (!info.buffer_int64_atomics) missing.push_back("shaderBufferInt64Atomics");
-      }
-      if (!missing.empty()) {
-        std::string list;
-        for (const auto& m : missing) list += (list.empty() ? "" : ", ") + m;
-        fail(ErrorCode::FeatureMissing,
-             fmt::format("{} needs device feature(s) {} which '{}' lacks", kernel, list, info.name));
-      }
-    }
-  }
+  check_contract_dtype(kernel, dtype, "grad_out");
+  check_contract_features(device, kernel);
   check_binding_size(device, static_cast<std::uint64_t>(numel(g.out)) * byte_width(dtype), "grad_out");
   check_binding_size(device, static_cast<std::uint64_t>(numel(g.in)) * byte_width(dtype), "grad_in");
 }

@@ -28,7 +28,7 @@ std::vector<Target> all_targets() {
       out.push_back({fmt::format("pad_backward_{}_{}", name(mode), name(d)), Op::PadBackward, mode,
                      BackwardAlgorithm::Atomic, d, false});
     }
-  out.push_back({"copy_b4", Op::Copy, {}, {}, DType::U32, true});
+  for (auto d : {DType::F32, DType::I32, DType::U32}) out.push_back({"copy_b4", Op::Copy, {}, {}, d, true});
   return out;
 }
 
