@@ -24,9 +24,17 @@ MeasuredCost fit(const std::vector<std::pair<double, double>>& samples) {
   const double denom = n * sxx - sx * sx;
   double slope = denom != 0 ? (n * sxy - sx * sy) / denom : 0;  // ns per byte
   double intercept = (sy - slope * sx) / n;
-  if (slope <= 0) {  // all rungs latency-bound: no bandwidth term can be fitted
-    slope = 0;
-    intercept = sy / n;
+  if (slope <= 0) {
+    // Every rung latency-bound (or noise larger than the bandwidth term): take the smallest time as
+    // the overhead and the best rung's bytes per ns as the bandwidth, a bound rather than a fit.
+    double best = 0, least = samples.front().second;
+    for (const auto& [x, y] : samples) {
+      best = std::max(best, x / y);
+      least = std::min(least, y);
+    }
+    c.overhead_ns = least;
+    c.bytes_per_ns = best;
+    return c;
   }
   if (intercept < 0) {  // keep the model physical: refit the slope through the origin
     intercept = 0;

@@ -1,0 +1,91 @@
+// The Judge and the benchmark on the test device, small: well-formed output, a fitted cost per kernel,
+// and stale entries (another revision hash) ignored.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "fkc/catalog.hpp"
+#include "fvk/error.hpp"
+#include "gpu_fixture.hpp"
+#include "judge/bench.hpp"
+#include "judge/cost_table.hpp"
+#include "judge/judge.hpp"
+
+namespace fvk::testing {
+namespace {
+
+TEST(JudgeFit, RecoversOverheadAndBandwidth) {
+  std::vector<std::pair<double, double>> samples;
+  for (double bytes : {1e3, 1e4, 1e5, 1e6}) samples.emplace_back(bytes, 5000 + bytes / 2.0);  // 2 bytes/ns
+  const auto c = judge::fit(samples);
+  EXPECT_NEAR(c.overhead_ns, 5000, 1e-6);
+  EXPECT_NEAR(c.bytes_per_ns, 2.0, 1e-9);
+  EXPECT_NEAR(c.estimate_ns(4e6), 5000 + 2e6, 1e-3);
+}
+
+TEST_F(GpuTest, JudgeWritesACostTableThePlannerCanRead) {
+  judge::JudgeOptions options;
+  options.max_bytes = 1 << 20;
+  options.reps = 3;
+  options.kernel_filter = "pad_reflect_b4";
+  judge::CostTable table;
+  int calls = 0;
+  judge::run_judge(ctx().runtime(), options, table, [&](const judge::JudgeProgress& p) {
+    ++calls;
+    EXPECT_EQ(p.kernel, "pad_reflect_b4");
+    EXPECT_GE(p.cost.samples.size(), 3u);
+  });
+  EXPECT_EQ(calls, 1);
+  const auto path = (std::filesystem::temp_directory_path() / "fvk_test_cost_table.json").string();
+  table.save(path);
+  const auto loaded = judge::CostTable::load(path);
+  const auto revision = fkc::revision_hash(fkc::require_contract("pad_reflect_b4"));
+  const auto cost = loaded.find(ctx().device_info(), "pad_reflect_b4", revision);
+  ASSERT_TRUE(cost.has_value());
+  EXPECT_GT(cost->bytes_per_ns, 0);
+  EXPECT_GE(cost->overhead_ns, 0);
+  // Another revision of the kernel: the measurement is stale and ignored.
+  EXPECT_FALSE(loaded.find(ctx().device_info(), "pad_reflect_b4", "0000000000000000").has_value());
+  // JSON is well formed and keyed by device.
+  std::ifstream f(path);
+  const auto j = nlohmann::json::parse(f);
+  EXPECT_EQ(j.at("fvk_cost_table"), 1);
+  EXPECT_EQ(j.at("devices").at(0).at("name"), ctx().device_info().name);
+  std::filesystem::remove(path);
+}
+
+TEST(CostTable, MalformedFileIsAnErrorNamingIt) {
+  const auto path = (std::filesystem::temp_directory_path() / "fvk_bad_cost_table.json").string();
+  std::ofstream(path) << "{not json";
+  try {
+    judge::CostTable::load(path);
+    ADD_FAILURE();
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::InvalidFile);
+    EXPECT_NE(std::string(e.what()).find(path), std::string::npos);
+  }
+  std::filesystem::remove(path);
+}
+
+TEST_F(GpuTest, BenchReportsBandwidthAgainstTheCopyRoofline) {
+  judge::BenchOptions options;
+  options.sets = {judge::default_sets(true)[2]};  // small
+  options.kernel_filter = "pad_const_b4";
+  options.reps = 3;
+  const auto result = judge::run_bench(ctx().runtime(), options, [](const judge::BenchRow&) {});
+  ASSERT_EQ(result.rows.size(), 1u);
+  const auto& row = result.rows[0];
+  EXPECT_GT(row.gpu_ns, 0);
+  EXPECT_GT(row.gbps, 0);
+  EXPECT_GT(row.copy_gbps, 0);
+  EXPECT_GT(result.copy_roofline_gbps, 0);
+  const auto j = nlohmann::json::parse(judge::to_json(result));
+  EXPECT_EQ(j.at("results").at(0).at("kernel"), "pad_const_b4");
+  EXPECT_EQ(j.at("results").at(0).at("shape_set"), "small");
+  EXPECT_NE(judge::to_csv(result).find("pad_const_b4"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace fvk::testing
