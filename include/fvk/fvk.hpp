@@ -1,6 +1,7 @@
 // Umbrella header of fuel-vulkan-kernels.
 #pragma once
 
+#include "fvk/batch.hpp"
 #include "fvk/context.hpp"
 #include "fvk/dtype.hpp"
 #include "fvk/error.hpp"
@@ -10,3 +11,4 @@
 #include "fvk/scalar.hpp"
 #include "fvk/shape.hpp"
 #include "fvk/tensor.hpp"
+#include "fvk/tensor_view.hpp"

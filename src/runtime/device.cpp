@@ -246,6 +246,7 @@ Device::Device(const DeviceOptions& options) {
   command_pool_ = vk::raii::CommandPool(
       device_, vk::CommandPoolCreateInfo{.flags = vk::CommandPoolCreateFlagBits::eResetCommandBuffer,
                                          .queueFamilyIndex = queue_family_});
+  temp_pool_ = std::make_unique<BufferPool>(*this);
 }
 
 Device::~Device() = default;

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "fvk/device_info.hpp"
+#include "runtime/buffer_pool.hpp"
 #include "runtime/spirv_reflect.hpp"
 
 namespace fvk::rt {
@@ -66,6 +67,12 @@ class Device {
   // Dispatches recorded on this device so far (tests use it to prove a refusal dispatched nothing).
   std::uint64_t dispatch_count() const { return dispatch_count_; }
   void note_dispatch() { ++dispatch_count_; }
+  // Queue submissions made through streams on this device so far.
+  std::uint64_t submit_count() const { return submit_count_; }
+  void note_submit() { ++submit_count_; }
+
+  // Scratch buffers reused across ops and batches (the planner's temporaries).
+  BufferPool& temp_pool() { return *temp_pool_; }
 
  private:
   bool validation_ = false;
@@ -79,9 +86,11 @@ class Device {
   vk::raii::Device device_{nullptr};
   vk::raii::Queue queue_{nullptr};
   vk::raii::CommandPool command_pool_{nullptr};
+  std::unique_ptr<BufferPool> temp_pool_;  // its buffers go before the device
   std::map<std::string, std::unique_ptr<Kernel>> kernels_;
   std::mutex kernels_mutex_;
   std::atomic<std::uint64_t> dispatch_count_{0};
+  std::atomic<std::uint64_t> submit_count_{0};
 
 };
 

@@ -113,6 +113,7 @@ void Stream::submit_and_wait() {
   vk::raii::Fence fence(device_.device(), vk::FenceCreateInfo{});
   const vk::CommandBuffer raw = *cmd();
   device_.queue().submit(vk::SubmitInfo{.commandBufferCount = 1, .pCommandBuffers = &raw}, *fence);
+  device_.note_submit();
   while (device_.device().waitForFences({*fence}, VK_TRUE, 1'000'000'000ull) == vk::Result::eTimeout) {
   }
   if (next_timestamp_ > 0) {

@@ -102,7 +102,7 @@ std::vector<Case> cases_for(const Target& t, bool bandwidth_case) {
     out.push_back(c);
   }
   // Long odd rows: the kernels' in-row fast path at every byte alignment of the source.
-  for (std::int64_t width : {203, 77}) {
+  for (std::int64_t width : {203, 77, 613}) {  // 613: rows of 31+ chunks even for 1-byte elements
     Case c;
     c.seed = rng();
     c.fill = fill_for();

@@ -4,8 +4,9 @@
 For each case: write a seeded random input .npy, compute the expected result with np.pad, run
     FVK pad IN.npy OUT.npy --mode constant|reflect|replicate --pad=L,R[,L,R...] [--value=V]
 and compare the output's dtype, shape and bytes exactly. Pads are in torch order: (left, right)
-pairs starting from the last dimension. Two error cases check that a too-large reflect pad and a
-Fortran-order input are refused with a non-zero exit.
+pairs starting from the last dimension. An error case checks that a too-large reflect pad is refused
+with a non-zero exit; Fortran-order inputs (read as strided views and realized on the device by the
+planner) must give exactly what numpy gives for pad and masked-fill.
 
 Run with a python that has numpy (/usr/bin/python3 here):
     /usr/bin/python3 tests/golden/golden_cli_test.py --fvk build/tools/fvk/fvk
@@ -125,15 +126,40 @@ def check_error_reflect_too_large(fvk, tmp, rng):
     return None
 
 
-def check_error_fortran_order(fvk, tmp, rng):
-    in_path = os.path.join(tmp, "err_fortran_in.npy")
-    np.save(in_path, np.asfortranarray(rng.standard_normal((3, 4)).astype(np.float32)))
+def check_fortran_order_pad(fvk, tmp, rng):
+    x = np.asfortranarray(random_array(rng, "f4", (3, 4, 5)))
+    in_path = os.path.join(tmp, "fortran_pad_in.npy")
+    out_path = os.path.join(tmp, "fortran_pad_out.npy")
+    np.save(in_path, x)
     with open(in_path, "rb") as f:
         if b"'fortran_order': True" not in f.read(256):
             return "test setup: numpy did not write a Fortran-order file"
-    rc, output = run_fvk(fvk, pad_args(in_path, os.path.join(tmp, "err_fortran_out.npy"), "constant", (1, 1), 0))
-    if rc is None or rc <= 0:
-        return f"expected a non-zero exit (not a crash), got {rc}: {output}"
+    pads = (2, 1, 0, 3)
+    rc, output = run_fvk(fvk, pad_args(in_path, out_path, "reflect", pads, None))
+    if rc != 0:
+        return f"fvk exited {rc}: {output}"
+    expected = np.pad(x, np_pad_width(x.ndim, pads), mode="reflect")
+    got = np.load(out_path)
+    if got.shape != expected.shape or got.dtype != expected.dtype:
+        return f"got {got.dtype}{got.shape}, expected {expected.dtype}{expected.shape}"
+    if np.ascontiguousarray(got).tobytes() != np.ascontiguousarray(expected).tobytes():
+        return "bytes differ from np.pad on the Fortran-order array"
+    return None
+
+
+def check_fortran_order_masked_fill(fvk, tmp, rng):
+    x = np.asfortranarray(random_array(rng, "i2", (5, 7)))
+    mask = np.asfortranarray(rng.integers(0, 2, size=(5, 7)).astype(np.bool_))
+    paths = [os.path.join(tmp, f"fortran_mf_{n}.npy") for n in ("in", "mask", "out")]
+    np.save(paths[0], x)
+    np.save(paths[1], mask)
+    rc, output = run_fvk(fvk, ["masked-fill", paths[0], paths[1], paths[2], "--value=-3"])
+    if rc != 0:
+        return f"fvk exited {rc}: {output}"
+    expected = np.where(mask, np.int16(-3), x)
+    got = np.load(paths[2])
+    if got.shape != expected.shape or np.ascontiguousarray(got).tobytes() != np.ascontiguousarray(expected).tobytes():
+        return "result differs from np.where(mask, value, x) on Fortran-order arrays"
     return None
 
 
@@ -152,7 +178,8 @@ def main():
     passed = failed = 0
     checks = [(c[0], lambda c=c: check_case(args.fvk, tmp, rng, c)) for c in CASES]
     checks.append(("error_reflect_pad_too_large", lambda: check_error_reflect_too_large(args.fvk, tmp, rng)))
-    checks.append(("error_fortran_order_input", lambda: check_error_fortran_order(args.fvk, tmp, rng)))
+    checks.append(("fortran_order_pad", lambda: check_fortran_order_pad(args.fvk, tmp, rng)))
+    checks.append(("fortran_order_masked_fill", lambda: check_fortran_order_masked_fill(args.fvk, tmp, rng)))
     for name, check in checks:
         problem = check()
         if problem is None:

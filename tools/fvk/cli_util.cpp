@@ -33,7 +33,8 @@ std::vector<std::int64_t> parse_int_list(const std::string& text, const std::str
   return out;
 }
 
-HostTensor read_tensor(const std::string& path, const std::string& dtype_override) {
+namespace {
+std::optional<DType> two_byte_override(const std::string& dtype_override) {
   std::optional<DType> two_byte_as;
   if (!dtype_override.empty()) {
     const auto d = parse_dtype(dtype_override);
@@ -42,7 +43,23 @@ HostTensor read_tensor(const std::string& path, const std::string& dtype_overrid
            fmt::format("--dtype '{}': only a 2-byte dtype (bf16, f16, i16, u16) can reinterpret a file", dtype_override));
     two_byte_as = d;
   }
-  auto arr = io::read_npy(path, two_byte_as);
+  return two_byte_as;
+}
+}  // namespace
+
+NpyInput read_input(const std::string& path, const std::string& dtype_override) {
+  auto arr = io::read_npy(path, two_byte_override(dtype_override));
+  return {path, std::move(arr.tensor), arr.fortran_order};
+}
+
+TensorView upload_view(Context& ctx, const NpyInput& input) {
+  const Tensor stored = ctx.upload(input.tensor);
+  if (!input.fortran_order) return TensorView(stored);
+  return TensorView(stored, input.tensor.shape, column_major_strides(input.tensor.shape), 0, input.path);
+}
+
+HostTensor read_tensor(const std::string& path, const std::string& dtype_override) {
+  auto arr = io::read_npy(path, two_byte_override(dtype_override));
   if (arr.fortran_order)
     fail(ErrorCode::UnsupportedLayout,
          fmt::format("{} is stored in Fortran order; fvk reads C-order .npy files (np.ascontiguousarray first)", path));

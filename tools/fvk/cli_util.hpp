@@ -8,6 +8,7 @@
 #include "commands.hpp"
 #include "fvk/context.hpp"
 #include "fvk/host_tensor.hpp"
+#include "fvk/tensor_view.hpp"
 
 namespace fvk::cli {
 
@@ -17,5 +18,16 @@ std::vector<std::int64_t> parse_int_list(const std::string& text, const std::str
 // Reads a C-order .npy (Fortran order refused with UnsupportedLayout); `dtype_override` "bf16"
 // reads 2-byte data as bf16.
 HostTensor read_tensor(const std::string& path, const std::string& dtype_override);
+
+// A .npy of either order, its data as stored: what the planned commands take.
+struct NpyInput {
+  std::string path;
+  HostTensor tensor;  // shape from the header, data in file order
+  bool fortran_order = false;
+};
+NpyInput read_input(const std::string& path, const std::string& dtype_override);
+// Uploads the file's bytes unchanged and views them: C order dense, Fortran order as a strided view
+// with column-major strides (realized on the device by the planner's Contiguize step).
+TensorView upload_view(Context& ctx, const NpyInput& input);
 
 }  // namespace fvk::cli

@@ -1,5 +1,8 @@
-// fvk pad / pad-backward / masked-fill: run one op on .npy files.
+// fvk pad / pad-backward / masked-fill: run one op on .npy files, through the planner. A Fortran-order
+// file is uploaded as stored and read as a column-major strided view (the plan realizes it).
 #include <fmt/format.h>
+
+#include "fvk/batch.hpp"
 
 #include "cli_util.hpp"
 #include "commands.hpp"
@@ -34,12 +37,12 @@ Registrar reg_pad([](CLI::App& app, GlobalOptions& global) {
   add_pad_options(sub, *a);
   sub->add_option("--value", a->value, "constant fill, a number in the tensor's dtype (bool: 0/1/true/false)");
   set_action(sub, [a, &global]() {
-    const HostTensor in = read_tensor(a->in, a->dtype);
-    const PadSpec spec = spec_from(*a, in.shape.size());
+    const NpyInput in = read_input(a->in, a->dtype);
+    const PadSpec spec = spec_from(*a, in.tensor.shape.size());
     const Scalar value = Scalar::parse(a->value);
-    if (spec.mode == PadMode::Constant) (void)value.bits(in.dtype);  // range-check before any work
+    if (spec.mode == PadMode::Constant) (void)value.bits(in.tensor.dtype);  // range-check before any work
     Context ctx = make_context(global);
-    const Tensor out = pad(ctx, ctx.upload(in), spec, value);
+    const Tensor out = pad(ctx, upload_view(ctx, in), spec, value);
     io::write_npy(a->out, ctx.download(out));
     return 0;
   });
@@ -53,11 +56,11 @@ Registrar reg_backward([](CLI::App& app, GlobalOptions& global) {
   add_pad_options(sub, *a);
   sub->add_flag("--atomic", a->atomic, "use the atomic (nondeterministic) reflect/replicate kernels");
   set_action(sub, [a, &global]() {
-    const HostTensor grad_out = read_tensor(a->in, a->dtype);
-    const PadSpec spec = spec_from(*a, grad_out.shape.size());
+    const NpyInput grad_out = read_input(a->in, a->dtype);
+    const PadSpec spec = spec_from(*a, grad_out.tensor.shape.size());
     Context ctx = make_context(global);
-    const Tensor grad_in = pad_backward(ctx, ctx.upload(grad_out), spec,
-                                        a->atomic ? BackwardAlgorithm::Atomic : BackwardAlgorithm::Deterministic);
+    const Tensor grad_in = pad_backward(ctx, upload_view(ctx, grad_out), spec,
+                                        a->atomic ? PlanPolicy::PreferNondeterministic : PlanPolicy::DeterministicOnly);
     io::write_npy(a->out, ctx.download(grad_in));
     return 0;
   });
@@ -73,12 +76,12 @@ Registrar reg_masked([](CLI::App& app, GlobalOptions& global) {
   sub->add_option("--value", a->value, "fill, a number in the tensor's dtype")->required();
   sub->add_option("--dtype", a->dtype, "read 2-byte data as this dtype (bf16)");
   set_action(sub, [a, mask_path, &global]() {
-    const HostTensor in = read_tensor(a->in, a->dtype);
-    const HostTensor mask = read_tensor(*mask_path, "");
+    const NpyInput in = read_input(a->in, a->dtype);
+    const NpyInput mask = read_input(*mask_path, "");
     const Scalar value = Scalar::parse(a->value);
-    (void)value.bits(in.dtype);
+    (void)value.bits(in.tensor.dtype);
     Context ctx = make_context(global);
-    const Tensor out = masked_fill(ctx, ctx.upload(in), ctx.upload(mask), value);
+    const Tensor out = masked_fill(ctx, upload_view(ctx, in), upload_view(ctx, mask), value);
     io::write_npy(a->out, ctx.download(out));
     return 0;
   });

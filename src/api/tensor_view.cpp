@@ -1,0 +1,156 @@
+#include "fvk/tensor_view.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "fvk/error.hpp"
+#include "runtime/buffer.hpp"
+
+namespace fvk {
+
+Strides dense_strides(const Shape& shape) {
+  Strides s(shape.size(), 1);
+  for (std::size_t a = shape.size(); a-- > 1;) s[a - 1] = s[a] * std::max<std::int64_t>(shape[a], 1);
+  return s;
+}
+
+Strides column_major_strides(const Shape& shape) {
+  Strides s(shape.size(), 1);
+  for (std::size_t a = 1; a < shape.size(); ++a) s[a] = s[a - 1] * std::max<std::int64_t>(shape[a - 1], 1);
+  return s;
+}
+
+std::string LayoutFeatures::str() const {
+  if (contiguous) return "contiguous";
+  std::string out;
+  auto add = [&](bool on, const char* word) {
+    if (on) out += (out.empty() ? "" : "+") + std::string(word);
+  };
+  add(strided, "strided");
+  add(broadcast, "broadcast");
+  add(offset, "offset");
+  add(reversed, "reversed");
+  return out;
+}
+
+ViewLayout ViewLayout::dense(DType dtype, Shape shape) {
+  ViewLayout v{dtype, std::move(shape), {}, 0};
+  v.strides = dense_strides(v.shape);
+  return v;
+}
+
+LayoutFeatures ViewLayout::features() const {
+  LayoutFeatures f;
+  if (numel() == 0) return f;
+  f.offset = offset != 0;
+  // Dense strides ignoring size-1 axes: expected stride of axis a is the product of the dims after it.
+  std::int64_t expected = 1;
+  for (std::size_t a = shape.size(); a-- > 0;) {
+    if (shape[a] != 1) {
+      if (strides[a] == 0) f.broadcast = true;
+      else if (strides[a] < 0) f.reversed = true;
+      else if (strides[a] != expected) f.strided = true;
+    }
+    expected *= shape[a];
+  }
+  f.contiguous = !f.offset && !f.broadcast && !f.reversed && !f.strided;
+  return f;
+}
+
+std::pair<std::int64_t, std::int64_t> ViewLayout::reach() const {
+  std::int64_t lo = offset, hi = offset;
+  if (numel() == 0) return {lo, hi};
+  for (std::size_t a = 0; a < shape.size(); ++a) {
+    std::int64_t span = 0;
+    if (__builtin_mul_overflow(shape[a] - 1, strides[a], &span) ||
+        __builtin_add_overflow(span < 0 ? lo : hi, span, span < 0 ? &lo : &hi))
+      fail(ErrorCode::IndexOverflow, fmt::format("view offsets overflow 64 bits on dim {}", a));
+  }
+  return {lo, hi};
+}
+
+void ViewLayout::validate(std::int64_t base_elements, std::string_view what) const {
+  if (shape.size() > 64)
+    fail(ErrorCode::RankOutOfRange, fmt::format("{} has rank {}; views go up to rank 64", what, shape.size()));
+  if (strides.size() != shape.size())
+    fail(ErrorCode::InvalidArgument, fmt::format("{} has {} strides for shape {} of rank {}; give one stride per dim",
+                                                 what, strides.size(), to_string(shape), shape.size()));
+  for (std::size_t a = 0; a < shape.size(); ++a)
+    if (shape[a] < 0) fail(ErrorCode::InvalidArgument, fmt::format("{} dim {} is {}; dims must be >= 0", what, a, shape[a]));
+  if (numel() == 0) return;
+  const auto [lo, hi] = reach();
+  if (lo < 0 || hi >= base_elements)
+    fail(ErrorCode::InvalidArgument,
+         fmt::format("{} (shape {}, strides {}, offset {}) reaches elements {}..{} but its buffer holds {} elements of "
+                     "{}; every element must lie inside the buffer",
+                     what, to_string(shape), to_string(strides), offset, lo, hi, base_elements, name(dtype)));
+}
+
+TensorView::TensorView(const Tensor& tensor) : base_(tensor), layout_(ViewLayout::dense(tensor.dtype(), tensor.shape())) {}
+
+TensorView::TensorView(const Tensor& base, Shape shape, Strides strides, std::int64_t offset, std::string_view what)
+    : base_(base), layout_{base.dtype(), std::move(shape), std::move(strides), offset} {
+  if (!base.defined()) fail(ErrorCode::InvalidArgument, fmt::format("{}: the base tensor is empty (default-constructed)", what));
+  layout_.validate(static_cast<std::int64_t>(base.storage()->size() / byte_width(base.dtype())), what);
+}
+
+namespace {
+void check_axis(const TensorView& v, int axis, std::string_view op) {
+  if (axis < 0 || static_cast<std::size_t>(axis) >= v.shape().size())
+    fail(ErrorCode::InvalidArgument, fmt::format("{}: axis {} is outside a view of rank {}", op, axis, v.shape().size()));
+}
+}  // namespace
+
+TensorView TensorView::permute(const std::vector<int>& order) const {
+  const auto rank = shape().size();
+  std::vector<bool> seen(rank, false);
+  if (order.size() != rank) fail(ErrorCode::InvalidArgument, fmt::format("permute: {} axes for rank {}", order.size(), rank));
+  Shape s;
+  Strides st;
+  for (int a : order) {
+    check_axis(*this, a, "permute");
+    if (seen[a]) fail(ErrorCode::InvalidArgument, fmt::format("permute: axis {} given twice", a));
+    seen[a] = true;
+    s.push_back(shape()[a]);
+    st.push_back(strides()[a]);
+  }
+  return TensorView(base_, s, st, offset(), "permuted view");
+}
+
+TensorView TensorView::flip(int axis) const {
+  check_axis(*this, axis, "flip");
+  Strides st = strides();
+  std::int64_t off = offset();
+  if (shape()[axis] > 0) off += (shape()[axis] - 1) * st[axis];
+  st[axis] = -st[axis];
+  return TensorView(base_, shape(), st, off, "flipped view");
+}
+
+TensorView TensorView::slice(int axis, std::int64_t begin, std::int64_t end, std::int64_t step) const {
+  check_axis(*this, axis, "slice");
+  if (step <= 0 || begin < 0 || end < begin || end > shape()[axis])
+    fail(ErrorCode::InvalidArgument, fmt::format("slice [{}, {}) step {} of axis {} (size {}): need 0 <= begin <= end <= "
+                                                 "size and step >= 1",
+                                                 begin, end, step, axis, shape()[axis]));
+  Shape s = shape();
+  Strides st = strides();
+  s[axis] = (end - begin + step - 1) / step;
+  const std::int64_t off = offset() + begin * st[axis];
+  st[axis] *= step;
+  return TensorView(base_, s, st, off, "sliced view");
+}
+
+TensorView TensorView::expand(int axis, std::int64_t size) const {
+  check_axis(*this, axis, "expand");
+  if (shape()[axis] != 1 || size < 0)
+    fail(ErrorCode::InvalidArgument,
+         fmt::format("expand: axis {} has size {}; only a size-1 axis broadcasts (to a size >= 0)", axis, shape()[axis]));
+  Shape s = shape();
+  Strides st = strides();
+  s[axis] = size;
+  st[axis] = 0;
+  return TensorView(base_, s, st, offset(), "expanded view");
+}
+
+}  // namespace fvk

@@ -1,0 +1,37 @@
+#include "runtime/buffer_pool.hpp"
+
+#include <algorithm>
+
+#include "runtime/device.hpp"
+
+namespace fvk::rt {
+
+BufferPool::BufferPool(const Device& device, std::uint64_t max_cached_bytes)
+    : device_(device), max_cached_bytes_(max_cached_bytes) {}
+
+std::shared_ptr<Buffer> BufferPool::acquire(std::uint64_t bytes) {
+  const auto need = Buffer::rounded(bytes);
+  auto best = free_.end();
+  for (auto it = free_.begin(); it != free_.end(); ++it)
+    if ((*it)->allocated() >= need && (*it)->allocated() <= 2 * need &&
+        (best == free_.end() || (*it)->allocated() < (*best)->allocated()))
+      best = it;
+  if (best != free_.end()) {
+    auto b = std::move(*best);
+    free_.erase(best);
+    cached_bytes_ -= b->allocated();
+    ++reuses_;
+    return b;
+  }
+  ++allocations_;
+  return std::make_shared<Buffer>(device_, bytes, MemoryKind::Device);
+}
+
+void BufferPool::release(std::shared_ptr<Buffer> buffer) {
+  if (!buffer || buffer->kind() != MemoryKind::Device) return;
+  if (cached_bytes_ + buffer->allocated() > max_cached_bytes_) return;  // dropped: freed with the last owner
+  cached_bytes_ += buffer->allocated();
+  free_.push_back(std::move(buffer));
+}
+
+}  // namespace fvk::rt
