@@ -23,7 +23,7 @@ layout(set = 0, binding = 1, std430) writeonly buffer Dst { uvec4 dst[]; };
 layout(set = 0, binding = 2, std430) readonly buffer ShapeBuf { uint shape_buf[]; };
 
 layout(push_constant) uniform Params {
-  uint n_chunks;  // invocations, the dispatch bound: chunks, or rows x slots for long rows
+  uint n_chunks;  // ceil(n_dst * ELEM_BYTES / 16): the dispatch bound
   uint n_dst;     // elements of the destination
   uint rank;
   uint fill_lo;   // fill bit pattern (low word; MODE 0 only)
@@ -102,54 +102,14 @@ uint load4(uint b0) {
 }
 #endif
 
-// Which destination chunk an invocation writes. Short rows: chunk = invocation. Long rows (at least
-// 31 chunks; the wrapper applies the same rule to size the dispatch): each destination row gets P
-// slots, a multiple of 32, so warps line up with rows; a row's slots take first the chunks that lie
-// wholly inside the row's data (the fast path) and then the row's other chunks (pads, row ends).
-// Fast and slow chunks thus fall in different warps instead of every warp waiting on a slow one.
-// Returns false for a slot with no chunk.
-bool slot_to_chunk(uint slot, uint row_dst, uint row_src, uint inner, out uint chunk) {
-  chunk = slot;
-  const uint row_bytes = row_dst * uint(ELEM_BYTES);
-  const uint bound = (row_bytes + 15u) / 16u + 1u;  // chunks starting in a row, at most
-  if (bound < 32u) return true;
-  const uint slots = (bound + 31u) / 32u * 32u;
-  const uint r = slot / slots;
-  const uint j = slot % slots;
-  const uint rs = r * row_bytes;
-  const uint first_c = (rs + 15u) / 16u;              // first chunk starting in row r
-  const uint next_c = (rs + row_bytes + 15u) / 16u;   // first chunk starting in row r + 1
-#if MODE == 3
-  const uint lo = rs;  // every element of a crop row is data
-  const uint hi = rs + row_bytes;
-#else
-  const uint lo = rs + left_pad(inner) * uint(ELEM_BYTES);  // the row's interior
-  const uint hi = lo + row_src * uint(ELEM_BYTES);
-#endif
-  const uint int_first = (lo + 15u) / 16u;
-  const uint int_end = max(hi / 16u, int_first);
-  const uint inside = int_end - int_first;
-  if (j < inside) {
-    chunk = int_first + j;
-    return true;
-  }
-  const uint e = j - inside;
-  const uint before = int_first - first_c;
-  chunk = e < before ? first_c + e : int_end + (e - before);
-  return chunk < next_c;
-}
-
 void main() {
-  const uint slot = gl_GlobalInvocationID.x + gl_GlobalInvocationID.y * gl_NumWorkGroups.x * gl_WorkGroupSize.x;
-  if (slot >= pc.n_chunks) return;
+  const uint chunk = gl_GlobalInvocationID.x + gl_GlobalInvocationID.y * gl_NumWorkGroups.x * gl_WorkGroupSize.x;
+  if (chunk >= pc.n_chunks) return;
   const uint rank = pc.rank;
   const uint inner = rank - 1u;
+  const uint first = chunk * uint(CHUNK_ELEMS);
   const uint row_dst = dst_dim(inner);
   const uint row_src = src_dim(inner);
-  uint chunk;
-  if (!slot_to_chunk(slot, row_dst, row_src, inner, chunk)) return;
-  if (chunk >= (pc.n_dst * uint(ELEM_BYTES) + 15u) / 16u) return;
-  const uint first = chunk * uint(CHUNK_ELEMS);
 
   // The first element's coordinates: c along the innermost axis, coord[] on the outer ones.
   uint c = first % row_dst;

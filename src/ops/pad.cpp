@@ -17,26 +17,12 @@ const char* mode_word(PadMode mode) {
   return "?";
 }
 
-// Invocations of pad.comp; the shader maps them to chunks by the same rule (slot_to_chunk): one per
-// 16-byte chunk, or, for rows of 31 chunks and more, rows x slots with slots a multiple of 32.
-std::uint64_t gather_invocations(std::uint64_t n_dst, std::uint64_t row_dst, std::size_t elem_bytes) {
-  const std::uint64_t chunks = (n_dst * elem_bytes + 15) / 16;
-  const std::uint64_t bound = (row_dst * elem_bytes + 15) / 16 + 1;
-  if (bound < 32) return chunks;
-  const std::uint64_t slots = (bound + 31) / 32 * 32;
-  const std::uint64_t invocations = n_dst / row_dst * slots;
-  if (invocations > 0xFFFFFFFFull)
-    fail(ErrorCode::IndexOverflow, fmt::format("{} rows of {} slots exceed 32-bit dispatch indexing", n_dst / row_dst, slots));
-  return invocations;
-}
-
 void record_gather(rt::Stream& stream, const std::string& kernel_name, const PadGeometry& geometry, DType dtype,
                    const rt::Buffer& src, const rt::Buffer& dst, bool crop, std::uint64_t fill_bits) {
   const PadGeometry g = coalesce(geometry);
   const std::uint64_t n_dst = static_cast<std::uint64_t>(numel(crop ? g.in : g.out));
   if (n_dst == 0) return;
-  const std::uint64_t chunks = gather_invocations(n_dst, static_cast<std::uint64_t>(crop ? g.in.back() : g.out.back()),
-                                                  byte_width(dtype));
+  const std::uint64_t chunks = (n_dst * byte_width(dtype) + 15) / 16;
   const auto& kernel = stream.device().kernel(kernel_name);
   const auto sb = shape_buf(g);
   const rt::BufferRange bindings[] = {rt::whole(src), rt::whole(dst),
