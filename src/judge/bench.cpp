@@ -53,6 +53,7 @@ const char* op_word(ops::Op op) {
     case ops::Op::PadBackward: return "pad_backward";
     case ops::Op::MaskedFill: return "masked_fill";
     case ops::Op::Copy: return "copy";
+    case ops::Op::Contiguize: return "contiguize";
   }
   return "?";
 }

@@ -68,7 +68,7 @@ void run_judge(rt::Device& device, const JudgeOptions& options, CostTable& table
       const std::size_t bw = byte_width(t.dtype);
       const std::int64_t cols = 256;
       const std::int64_t rows = std::max<std::int64_t>(4, static_cast<std::int64_t>(target_bytes / (2 * bw * cols)));
-      const bool fill = t.op == ops::Op::MaskedFill || t.op == ops::Op::Copy;
+      const bool fill = t.op != ops::Op::Pad && t.op != ops::Op::PadBackward;
       const std::vector<std::int64_t> pads = fill ? std::vector<std::int64_t>{0, 0} : std::vector<std::int64_t>{3, 3};
       const Workload w = make_workload(pool, t, {rows, cols}, pads, pads);
       auto symbols = contract.base_symbols();

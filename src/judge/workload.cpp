@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "fvk/error.hpp"
+#include "ops/contiguize.hpp"
 #include "ops/launch.hpp"
 #include "ops/pad_family.hpp"
 
@@ -65,6 +66,22 @@ Workload make_workload(BufferPool& pool, const ops::Target& t, const Shape& in_s
     auto dst = pool.scratch(0, bytes);
     w.buffers = {src, dst};
     w.record = [=](rt::Stream& s) { ops::record_copy(s, *src, *dst, bytes); };
+    return w;
+  }
+  if (t.op == ops::Op::Contiguize) {
+    // The awkward layout the planner meets most: the last two axes transposed.
+    w.in_shape = w.out_shape = in_shape;
+    w.n_in = w.n_out = static_cast<std::uint64_t>(numel(in_shape));
+    ViewLayout view = ViewLayout::dense(t.dtype, in_shape);
+    if (in_shape.size() >= 2) {
+      const auto r = in_shape.size();
+      std::swap(view.shape[r - 1], view.shape[r - 2]);
+      std::swap(view.strides[r - 1], view.strides[r - 2]);
+    }
+    auto src = pool.random(0, w.n_in * bw);
+    auto dst = pool.scratch(0, w.n_out * bw);
+    w.buffers = {src, dst};
+    w.record = [=](rt::Stream& s) { ops::record_contiguize(s, view, *src, *dst); };
     return w;
   }
   if (t.op == ops::Op::MaskedFill) {

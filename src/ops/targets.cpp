@@ -29,6 +29,9 @@ std::vector<Target> all_targets() {
                      BackwardAlgorithm::Atomic, d, false});
     }
   for (auto d : {DType::F32, DType::I32, DType::U32}) out.push_back({"copy_b4", Op::Copy, {}, {}, d, true});
+  for (std::size_t w : {1, 2, 4, 8})
+    for (auto d : kAllDTypes)
+      if (byte_width(d) == w) out.push_back({fmt::format("contiguize_b{}", w), Op::Contiguize, {}, {}, d, true});
   return out;
 }
 

@@ -11,7 +11,7 @@
 
 namespace fvk::ops {
 
-enum class Op { Pad, PadBackward, MaskedFill, Copy };
+enum class Op { Pad, PadBackward, MaskedFill, Copy, Contiguize };
 
 // One kernel variant and one dtype it accepts.
 struct Target {

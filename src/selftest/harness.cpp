@@ -9,6 +9,8 @@
 #include "core/float_bits.hpp"
 #include "fvk/error.hpp"
 #include "reference/random_tensor.hpp"
+#include "fvk/tensor_view.hpp"
+#include "ops/contiguize.hpp"
 #include "ops/launch.hpp"
 #include "ops/pad_family.hpp"
 #include "reference/reference.hpp"
@@ -76,7 +78,7 @@ std::vector<Case> cases_for(const Target& t, bool bandwidth_case) {
       if (variant == 1) c.shape.back() = 13;
       c.left.assign(rank, 0);
       c.right.assign(rank, 0);
-      if (t.op != Op::MaskedFill && t.op != Op::Copy) {
+      if (t.op == Op::Pad || t.op == Op::PadBackward) {
         // Pad at most three axes so the output of rank-8 cases stays small.
         for (int k = 0; k < std::min(rank, 3); ++k) {
           const auto a = pick(rank);
@@ -91,14 +93,14 @@ std::vector<Case> cases_for(const Target& t, bool bandwidth_case) {
     }
   }
   // Empty tensors: a 0-sized dim (constant pad fills the output from nothing; others move nothing).
-  if (t.op == Op::MaskedFill || t.op == Op::Copy || t.mode == PadMode::Constant) {
+  if (t.op == Op::MaskedFill || t.op == Op::Copy || t.op == Op::Contiguize || t.mode == PadMode::Constant) {
     Case c;
     c.seed = rng();
     c.fill = fill_for();
     c.shape = {3, 0, 5};
     c.left = {0, 2, 1};
     c.right = {1, 1, 0};
-    if (t.op == Op::MaskedFill || t.op == Op::Copy) c.left = c.right = {0, 0, 0};
+    if (t.op != Op::Pad && t.op != Op::PadBackward) c.left = c.right = {0, 0, 0};
     out.push_back(c);
   }
   // Long odd rows: the kernels' in-row fast path at every byte alignment of the source.
@@ -109,7 +111,7 @@ std::vector<Case> cases_for(const Target& t, bool bandwidth_case) {
     c.shape = {5, width};
     c.left = {1, 3};
     c.right = {2, 6};
-    if (t.op == Op::MaskedFill || t.op == Op::Copy) c.left = c.right = {0, 0};
+    if (t.op != Op::Pad && t.op != Op::PadBackward) c.left = c.right = {0, 0};
     out.push_back(c);
   }
   if (bandwidth_case) {
@@ -119,7 +121,7 @@ std::vector<Case> cases_for(const Target& t, bool bandwidth_case) {
     c.shape = {4, 250, 250};
     c.left = {0, 3, 3};
     c.right = {0, 3, 3};
-    if (t.op == Op::MaskedFill || t.op == Op::Copy) c.left = c.right = {0, 0, 0};
+    if (t.op != Op::Pad && t.op != Op::PadBackward) c.left = c.right = {0, 0, 0};
     out.push_back(c);
   }
   return out;
@@ -138,6 +140,23 @@ Outcome run_case(Context& ctx, const Target& t, const Case& c) {
     got = ctx.download(out);
     want = ref::pad(in, g, t.mode == PadMode::Constant ? c.fill.bits(t.dtype) : 0);
     o.bytes = (t.mode == PadMode::Constant ? numel(g.in) + numel(g.out) : 2 * numel(g.out)) * w;
+  } else if (t.op == Op::Contiguize) {
+    // An awkward view of a dense base: axes reversed, axis 0 flipped, so strides are negative and
+    // non-monotonic and the start offset is not 0.
+    const HostTensor base = ref::random_bits(t.dtype, c.shape, rng);
+    const Tensor dev = ctx.upload(base);
+    TensorView view(dev);
+    std::vector<int> order;
+    for (int a = static_cast<int>(c.shape.size()) - 1; a >= 0; --a) order.push_back(a);
+    view = view.permute(order);
+    if (!c.shape.empty() && view.layout().shape[0] > 0) view = view.flip(0);
+    const auto& v = view.layout();
+    const Tensor dst = ctx.empty(t.dtype, v.shape);
+    ops::run_timed(ctx, [&](rt::Stream& s) { ops::record_contiguize(s, v, *dev.storage(), *dst.storage()); });
+    o.gpu_ns = ctx.last_kernel_ns();
+    got = ctx.download(dst);
+    want = ref::contiguize(base.data, t.dtype, v.shape, v.strides, v.offset);
+    o.bytes = 2 * want.nbytes();
   } else if (t.op == Op::Copy) {
     const HostTensor in = ref::random_bits(t.dtype, c.shape, rng);
     const Tensor src = ctx.upload(in);
