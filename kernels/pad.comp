@@ -90,17 +90,106 @@ uvec4 load16(uint b0) {
   return a;
 }
 
-#if ELEM_BYTES <= 2
-// 4 bytes of the source starting at byte `b0` (one or two word loads and a funnel shift); all four
-// bytes are data.
-uint load4(uint b0) {
-  const uint w = b0 >> 2;
-  const uint sh = (b0 & 3u) * 8u;
-  const uint lo = src[w];
-  if (sh == 0u) return lo;
-  return (lo >> sh) | (src[w + 1u] << (32u - sh));
+
+// Like load16, but the 16 bytes may run past the data: the second load is skipped past the end of
+// the binding (the bytes it would give are masked off by the caller).
+uvec4 load16_masked(uint b0) {
+  const uint base = b0 >> 4;
+  const uint r = b0 & 15u;
+  uvec4 a = src4[base];
+  if (r == 0u) return a;
+  uvec4 b = base + 1u < uint(src4.length()) ? src4[base + 1u] : uvec4(0u);
+  if (r >= 8u) { a = uvec4(a.zw, b.xy); b = uvec4(b.zw, 0u, 0u); }
+  if ((r & 4u) != 0u) { a = uvec4(a.yzw, b.x); b = uvec4(b.yzw, 0u); }
+  const uint sh = (r & 3u) * 8u;
+  if (sh != 0u) a = (a >> sh) | (uvec4(a.yzw, b.x) << (32u - sh));
+  return a;
 }
+
+// Moves every byte of v up by n (0..15) places; zeros come in at the bottom.
+uvec4 shift_up(uvec4 v, uint n) {
+  if (n >= 8u) v = uvec4(0u, 0u, v.xy);
+  if ((n & 4u) != 0u) v = uvec4(0u, v.xyz);
+  const uint sh = (n & 3u) * 8u;
+  if (sh != 0u) v = (v << sh) | (uvec4(0u, v.xyz) >> (32u - sh));
+  return v;
+}
+
+// All-ones in bytes [lo, hi) of a 16-byte chunk.
+uvec4 byte_mask(uint lo, uint hi) {
+  uvec4 m;
+  [[unroll]] for (uint w = 0u; w < 4u; ++w) {
+    const uint a = clamp(lo, 4u * w, 4u * w + 4u) - 4u * w;
+    const uint b = clamp(hi, 4u * w, 4u * w + 4u) - 4u * w;
+    const uint upto_b = b >= 4u ? 0xFFFFFFFFu : (1u << (8u * b)) - 1u;
+    const uint upto_a = a >= 4u ? 0xFFFFFFFFu : (1u << (8u * a)) - 1u;
+    m[w] = upto_b & ~upto_a;
+  }
+  return m;
+}
+
+// Lanes [k0, k1) of a chunk that lie in one row: lane k has innermost coordinate c0 + (k - k0) and
+// the row's outer axes map to source offset `off` (valid when `ok`). The lanes that read the row's
+// data in order come from one window load; pad lanes are filled or read one by one.
+uvec4 row_part(uint k0, uint k1, uint c0, uint off, bool ok, uint inner, uint row_src) {
+  uvec4 r = uvec4(0u);
+#if MODE == 3
+  const uint ki0 = k0, ki1 = k1;
+  const uint s0 = off + c0 + left_pad(inner);  // source of lane k0
+#else
+  const int left = int(left_pad(inner));
+  const int lo = int(k0) + left - int(c0);
+  const int hi = lo + int(row_src);
+  uint ki0 = uint(clamp(lo, int(k0), int(k1)));
+  uint ki1 = uint(clamp(hi, int(k0), int(k1)));
+  if (!ok) ki1 = ki0;  // a constant pad's outer pad row: no data
+  const uint s0 = off + c0 + (ki0 - k0) - uint(left);  // source of lane ki0
 #endif
+  if (ki0 < ki1) {
+    const uvec4 v = shift_up(load16_masked(s0 * uint(ELEM_BYTES)), ki0 * uint(ELEM_BYTES));
+    r = v & byte_mask(ki0 * uint(ELEM_BYTES), ki1 * uint(ELEM_BYTES));
+  }
+#if MODE != 3
+  [[unroll]] for (uint k = 0u; k < uint(CHUNK_ELEMS); ++k) {
+    if (k >= k0 && k < k1 && (k < ki0 || k >= ki1)) {
+#if MODE == 0
+#if ELEM_BYTES == 8
+      const ELEM v = uvec2(pc.fill_lo, pc.fill_hi);
+#else
+      const ELEM v = pc.fill_lo;
+#endif
+#else
+      uint s;
+      map_coord(inner, c0 + (k - k0), s);
+      const ELEM v = load_elem(off + s);
+#endif
+      put_elem(r, k, v);
+    }
+  }
+#endif
+  return r;
+}
+
+// Moves the walk to the next row: increments the outer coordinates and remaps them.
+void next_row(inout uint coord[7], out uint outer_off, out bool outer_ok, uint inner, uint row_src) {
+  outer_off = 0u;
+  outer_ok = true;
+  bool carry = true;
+  uint stride = row_src;
+  [[unroll]] for (int a = 6; a >= 0; --a) {
+    if (uint(a) < inner) {
+      if (carry) {
+        coord[a] += 1u;
+        carry = coord[a] == dst_dim(uint(a));
+        if (carry) coord[a] = 0u;
+      }
+      uint sa;
+      outer_ok = map_coord(uint(a), coord[a], sa) && outer_ok;
+      outer_off += sa * stride;
+      stride *= src_dim(uint(a));
+    }
+  }
+}
 
 void main() {
   const uint chunk = gl_GlobalInvocationID.x + gl_GlobalInvocationID.y * gl_NumWorkGroups.x * gl_WorkGroupSize.x;
@@ -156,71 +245,42 @@ void main() {
     }
   }
 
-  // Slow path (the chunk touches a pad or a row end): word by word, so only the words that do are
-  // taken element by element, and a warp with a few such chunks does not pay 16 element loads.
-  uvec4 out_chunk = uvec4(0u);
-  uint e = first;
-  [[unroll]] for (uint w = 0u; w < 4u; ++w) {
-#if ELEM_BYTES <= 2
-    const uint EPW = 4u / uint(ELEM_BYTES);  // elements per word
-#if MODE == 3
-    const bool word_inside = true;
-    const uint wi0 = c + left_pad(inner);
-#else
-    const int wi = int(c) - int(left_pad(inner));
-    const bool word_inside = wi >= 0 && uint(wi) + EPW <= row_src;
-    const uint wi0 = uint(wi);
-#endif
-    if (outer_ok && c + EPW < row_dst && word_inside && e + EPW <= pc.n_dst) {
-      out_chunk[w] = load4((outer_off + wi0) * uint(ELEM_BYTES));
-      c += EPW;
-      e += EPW;
-      continue;
+  // The chunk touches a pad or a row end. With rows of at least a chunk, it spans at most two rows:
+  // each part is a window load plus its pad lanes, so a warp holding a few such chunks is not held
+  // up by element-by-element work.
+  const uint lanes = min(uint(CHUNK_ELEMS), pc.n_dst - first);
+  if (row_dst >= uint(CHUNK_ELEMS)) {
+    const uint m = min(lanes, row_dst - c);
+    uvec4 out_chunk = row_part(0u, m, c, outer_off, outer_ok, inner, row_src);
+    if (m < lanes) {
+      next_row(coord, outer_off, outer_ok, inner, row_src);
+      out_chunk |= row_part(m, lanes, 0u, outer_off, outer_ok, inner, row_src);
     }
-    const uint per_word = EPW;
-#else
-    const uint per_word = 1u;
-    if (w >= uint(CHUNK_ELEMS)) break;
-#endif
-    [[unroll]] for (uint j = 0u; j < per_word; ++j) {
-      const uint k = w * per_word + j;  // element index in the chunk
-      if (e < pc.n_dst) {
-        uint s;
-        const bool ok = map_coord(inner, c, s) && outer_ok;
+    dst[chunk] = out_chunk;
+    return;
+  }
+
+  // Rows shorter than a chunk: element by element.
+  uvec4 out_chunk = uvec4(0u);
+  [[unroll]] for (uint k = 0u; k < uint(CHUNK_ELEMS); ++k) {
+    if (k < lanes) {
+      uint s;
+      const bool ok = map_coord(inner, c, s) && outer_ok;
 #if MODE == 0
-        // A branch, not a select: a pad slot's source index is out of range and must never be read.
+      // A branch, not a select: a pad slot's source index is out of range and must never be read.
 #if ELEM_BYTES == 8
-        ELEM v = uvec2(pc.fill_lo, pc.fill_hi);
+      ELEM v = uvec2(pc.fill_lo, pc.fill_hi);
 #else
-        ELEM v = pc.fill_lo;
+      ELEM v = pc.fill_lo;
 #endif
-        if (ok) v = load_elem(outer_off + s);
+      if (ok) v = load_elem(outer_off + s);
 #else
-        const ELEM v = load_elem(outer_off + s);
+      const ELEM v = load_elem(outer_off + s);
 #endif
-        put_elem(out_chunk, k, v);
-        ++e;
-        // Step to the next element; on a row end, carry into the outer axes and remap them.
-        if (++c == row_dst) {
-          c = 0u;
-          outer_off = 0u;
-          outer_ok = true;
-          bool carry = true;
-          uint stride = row_src;
-          [[unroll]] for (int a = 6; a >= 0; --a) {
-            if (uint(a) < inner) {
-              if (carry) {
-                coord[a] += 1u;
-                carry = coord[a] == dst_dim(uint(a));
-                if (carry) coord[a] = 0u;
-              }
-              uint sa;
-              outer_ok = map_coord(uint(a), coord[a], sa) && outer_ok;
-              outer_off += sa * stride;
-              stride *= src_dim(uint(a));
-            }
-          }
-        }
+      put_elem(out_chunk, k, v);
+      if (++c == row_dst) {
+        c = 0u;
+        next_row(coord, outer_off, outer_ok, inner, row_src);
       }
     }
   }
