@@ -1,7 +1,6 @@
 // The README's example: reflect-pad a small f32 image on the default Vulkan device and print it.
-#include <fvk/fvk.hpp>
-
 #include <cstdio>
+#include <fvk/fvk.hpp>
 
 int main() {
   try {

@@ -19,6 +19,7 @@ layout(set = 0, binding = 0, std430) readonly buffer Src { uint src[]; };
 #endif
 // The same source seen as 16-byte chunks, for rows read with stride 1.
 layout(set = 0, binding = 0, std430) readonly buffer Src4 { uvec4 src4[]; };
+#include "window.glsl"
 layout(set = 0, binding = 1, std430) writeonly buffer Dst { uvec4 dst[]; };
 layout(set = 0, binding = 2, std430) readonly buffer ShapeBuf { uint shape_buf[]; };
 
@@ -42,20 +43,6 @@ ELEM load_elem(uint idx) {
 #endif
 }
 
-// 16 bytes of the source starting at byte `b0`, from one or two aligned 16-byte loads and a funnel
-// shift. The caller guarantees all 16 bytes are view data (so the second load is inside the buffer).
-uvec4 load16(uint b0) {
-  const uint base = b0 >> 4;
-  const uint r = b0 & 15u;
-  uvec4 a = src4[base];
-  if (r == 0u) return a;
-  uvec4 b = src4[base + 1u];
-  if (r >= 8u) { a = uvec4(a.zw, b.xy); b = uvec4(b.zw, 0u, 0u); }
-  if ((r & 4u) != 0u) { a = uvec4(a.yzw, b.x); b = uvec4(b.yzw, 0u); }
-  const uint sh = (r & 3u) * 8u;
-  if (sh != 0u) a = (a >> sh) | (uvec4(a.yzw, b.x) << (32u - sh));
-  return a;
-}
 
 void main() {
   const uint chunk = gl_GlobalInvocationID.x + gl_GlobalInvocationID.y * gl_NumWorkGroups.x * gl_WorkGroupSize.x;

@@ -33,9 +33,13 @@ HostTensor integer_grad(DType dtype, const Shape& shape, std::mt19937_64& rng) {
   std::uniform_int_distribution<int> v(-2, 2);
   for (std::size_t i = 0; i < t.numel(); ++i) {
     const double x = v(rng);
-    if (dtype == DType::F64) t.set<double>(i, x);
-    else if (dtype == DType::F32) t.set<float>(i, static_cast<float>(x));
-    else t.set<std::uint16_t>(i, static_cast<std::uint16_t>(detail::encode_float(x, dtype == DType::F16 ? detail::kF16 : detail::kBF16)));
+    if (dtype == DType::F64)
+      t.set<double>(i, x);
+    else if (dtype == DType::F32)
+      t.set<float>(i, static_cast<float>(x));
+    else
+      t.set<std::uint16_t>(
+          i, static_cast<std::uint16_t>(detail::encode_float(x, dtype == DType::F16 ? detail::kF16 : detail::kBF16)));
   }
   return t;
 }
@@ -76,9 +80,12 @@ TEST_P(Backward, AtomicContentionOnOneSlot) {
   std::mt19937_64 rng(3);
   grad_out = integer_grad(dtype, {8193}, rng);
   for (std::size_t i = 0; i < grad_out.numel(); ++i) {  // all ones
-    if (dtype == DType::F64) grad_out.set<double>(i, 1.0);
-    else if (dtype == DType::F32) grad_out.set<float>(i, 1.0f);
-    else grad_out.set<std::uint16_t>(i, dtype == DType::F16 ? 0x3C00 : 0x3F80);
+    if (dtype == DType::F64)
+      grad_out.set<double>(i, 1.0);
+    else if (dtype == DType::F32)
+      grad_out.set<float>(i, 1.0f);
+    else
+      grad_out.set<std::uint16_t>(i, dtype == DType::F16 ? 0x3C00 : 0x3F80);
   }
   const HostTensor got = ctx().download(pad_backward(ctx(), ctx().upload(grad_out), spec, BackwardAlgorithm::Atomic));
   if (dtype == DType::F32 || dtype == DType::F64) {
@@ -152,8 +159,10 @@ TEST_F(GpuTest, NarrowDeterministicIsCloserToExactThanAtomic) {
       det_max = std::max(det_max, d);
       atom_max = std::max(atom_max, a);
     }
-    std::printf("[accuracy] %s replicate pads 24 (25 contributions at edges): mean |err| det %.3g atomic %.3g; max det %.3g atomic %.3g\n",
-                std::string(name(dtype)).c_str(), det_err / det.numel(), atom_err / det.numel(), det_max, atom_max);
+    std::printf(
+        "[accuracy] %s replicate pads 24 (25 contributions at edges): mean |err| det %.3g atomic %.3g; max det %.3g "
+        "atomic %.3g\n",
+        std::string(name(dtype)).c_str(), det_err / det.numel(), atom_err / det.numel(), det_max, atom_max);
     EXPECT_LE(det_err, atom_err) << name(dtype);
     EXPECT_LE(det_max, atom_max) << name(dtype);
   }

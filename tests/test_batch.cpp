@@ -63,11 +63,12 @@ TEST_F(BatchTest, ThousandSmallPadsInOneSubmissionMatchThousandSeparate) {
   const HostTensor first = ref::contiguize(host.data, DType::F32, {3, 5}, std::vector<std::int64_t>{5, 1}, 999 * 15);
   const HostTensor want = ref::pad(first, infer_pad({3, 5}, spec), 0);
   EXPECT_EQ(ctx().download(r.batched.back()).data, want.data);
-  std::printf("[ overhead ] 1000 small pads (3x5 f32 reflect) on %s%s: alone %.1f us wall, %.2f us GPU per op; "
-              "batched %.1f us wall, %.2f us GPU per op\n",
-              ctx().device_info().name.c_str(), ctx().runtime().validation_enabled() ? " (validation on)" : "",
-              r.alone_wall_ns_per_op / 1e3, r.alone_gpu_ns_per_op / 1e3, r.batch_wall_ns_per_op / 1e3,
-              r.batch_gpu_ns_per_op / 1e3);
+  std::printf(
+      "[ overhead ] 1000 small pads (3x5 f32 reflect) on %s%s: alone %.1f us wall, %.2f us GPU per op; "
+      "batched %.1f us wall, %.2f us GPU per op\n",
+      ctx().device_info().name.c_str(), ctx().runtime().validation_enabled() ? " (validation on)" : "",
+      r.alone_wall_ns_per_op / 1e3, r.alone_gpu_ns_per_op / 1e3, r.batch_wall_ns_per_op / 1e3,
+      r.batch_gpu_ns_per_op / 1e3);
 }
 
 TEST_F(BatchTest, RefusalLeavesTheBatchUsableAndSubmitIsOnce) {

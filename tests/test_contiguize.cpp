@@ -26,18 +26,37 @@ struct ViewCase {
 std::vector<ViewCase> view_cases() {
   return {
       {"dense", {3, 5}, [](const TensorView& v) { return v; }},
-      {"transposed_2d", {7, 13}, [](const TensorView& v) { return v.permute({1, 0}); }},
-      {"permuted_4d", {2, 3, 4, 5}, [](const TensorView& v) { return v.permute({2, 0, 3, 1}); }},
+      {"transposed_2d",
+       {7, 13},
+       [](const TensorView& v) {
+         return v.permute({1, 0});
+       }},
+      {"permuted_4d",
+       {2, 3, 4, 5},
+       [](const TensorView& v) {
+         return v.permute({2, 0, 3, 1});
+       }},
       {"sliced_offset", {9, 37}, [](const TensorView& v) { return v.slice(0, 2, 8).slice(1, 3, 34); }},
       {"sliced_step", {6, 40}, [](const TensorView& v) { return v.slice(1, 1, 39, 3).slice(0, 1, 6, 2); }},
       {"broadcast_inner", {4, 1}, [](const TensorView& v) { return v.expand(1, 19); }},
       {"broadcast_outer", {1, 21}, [](const TensorView& v) { return v.expand(0, 5); }},
       {"reversed", {5, 23}, [](const TensorView& v) { return v.flip(1); }},
-      {"reversed_both_transposed", {6, 11}, [](const TensorView& v) { return v.flip(0).flip(1).permute({1, 0}); }},
+      {"reversed_both_transposed",
+       {6, 11},
+       [](const TensorView& v) {
+         return v.flip(0).flip(1).permute({1, 0});
+       }},
       {"long_odd_row_offset", {3, 203}, [](const TensorView& v) { return v.slice(1, 1, 202); }},
-      {"rank8_mixed", {2, 3, 2, 1, 3, 2, 2, 5},
-       [](const TensorView& v) { return v.permute({7, 1, 0, 3, 4, 6, 5, 2}).flip(0).expand(3, 2); }},
-      {"empty", {4, 0}, [](const TensorView& v) { return v.permute({1, 0}); }},
+      {"rank8_mixed",
+       {2, 3, 2, 1, 3, 2, 2, 5},
+       [](const TensorView& v) {
+         return v.permute({7, 1, 0, 3, 4, 6, 5, 2}).flip(0).expand(3, 2);
+       }},
+      {"empty",
+       {4, 0},
+       [](const TensorView& v) {
+         return v.permute({1, 0});
+       }},
   };
 }
 
@@ -52,7 +71,8 @@ TEST_P(ContiguizeKernel, RealizesEveryLayoutBitExact) {
     const TensorView view = vc.make(TensorView(base));
     const HostTensor want = ref::contiguize(host.data, dtype, view.shape(), view.strides(), view.offset());
     const Tensor out = ctx().empty(dtype, view.shape());
-    ops::run_timed(ctx(), [&](rt::Stream& s) { ops::record_contiguize(s, view.layout(), *base.storage(), *out.storage()); });
+    ops::run_timed(ctx(),
+                   [&](rt::Stream& s) { ops::record_contiguize(s, view.layout(), *base.storage(), *out.storage()); });
     const HostTensor got = ctx().download(out);
     EXPECT_EQ(got.data, want.data) << vc.name << " " << name(dtype) << " (" << view.layout().features().str() << ")";
   }
@@ -95,10 +115,10 @@ TEST_F(TensorViewErrors, ReachOutsideTheBufferNamesTheArgument) {
     EXPECT_EQ(e.code(), ErrorCode::InvalidArgument);
     EXPECT_NE(std::string(e.what()).find("grad_out"), std::string::npos) << e.what();
   }
-  EXPECT_THROW(TensorView(base, {4, 4}, {-4, 1}, 0), Error);        // reversed without an offset: reads -12
-  EXPECT_THROW(TensorView(base, {4, 4}, {4}, 0), Error);            // one stride for two dims
-  EXPECT_NO_THROW(TensorView(base, {4, 4}, {-4, -1}, 15));          // fully reversed
-  EXPECT_NO_THROW(TensorView(base, {3, 100}, {0, 0}, 15));          // broadcast of the last element
+  EXPECT_THROW(TensorView(base, {4, 4}, {-4, 1}, 0), Error);  // reversed without an offset: reads -12
+  EXPECT_THROW(TensorView(base, {4, 4}, {4}, 0), Error);      // one stride for two dims
+  EXPECT_NO_THROW(TensorView(base, {4, 4}, {-4, -1}, 15));    // fully reversed
+  EXPECT_NO_THROW(TensorView(base, {3, 100}, {0, 0}, 15));    // broadcast of the last element
   EXPECT_THROW(TensorView(base).slice(1, 2, 5), Error);
 }
 

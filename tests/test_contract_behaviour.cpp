@@ -142,8 +142,8 @@ TEST_P(ContractBehaviour, BitwiseKernelsRepeatByteForByte) {
       const HostTensor in = ref::random_bits(target.dtype, shape, rng);
       if (rep == 0) first = in;
       std::mt19937_64 mask_rng(5);
-      got = ctx().download(
-          masked_fill(ctx(), ctx().upload(first), ctx().upload(ref::random_mask(shape, 0.5, mask_rng)), Scalar::from_int(1)));
+      got = ctx().download(masked_fill(ctx(), ctx().upload(first), ctx().upload(ref::random_mask(shape, 0.5, mask_rng)),
+                                       Scalar::from_int(1)));
     }
     static HostTensor reference_output;
     if (rep == 0)

@@ -37,8 +37,9 @@ TEST_F(Refusals, RankZero) {
 
 TEST_F(Refusals, RankNine) {
   const Tensor t = tensor(DType::F32, Shape(9, 1));
-  expect_refused(ErrorCode::RankOutOfRange,
-                 [&] { pad(ctx(), t, spec(PadMode::Constant, std::vector<std::int64_t>(9, 0), std::vector<std::int64_t>(9, 1))); });
+  expect_refused(ErrorCode::RankOutOfRange, [&] {
+    pad(ctx(), t, spec(PadMode::Constant, std::vector<std::int64_t>(9, 0), std::vector<std::int64_t>(9, 1)));
+  });
   expect_refused(ErrorCode::RankOutOfRange, [&] {
     pad_backward(ctx(), t, spec(PadMode::Reflect, std::vector<std::int64_t>(9, 0), std::vector<std::int64_t>(9, 0)));
   });
@@ -47,10 +48,13 @@ TEST_F(Refusals, RankNine) {
 TEST_F(Refusals, OutShapeMustBeInPlusPads) {
   const Tensor in = tensor(DType::F32, {3, 4});
   const Tensor wrong = tensor(DType::F32, {3, 7});
-  expect_refused(ErrorCode::ShapeMismatch, [&] { pad_into(ctx(), in, wrong, spec(PadMode::Constant, {0, 1}, {0, 1})); });
+  expect_refused(ErrorCode::ShapeMismatch, [&] {
+    pad_into(ctx(), in, wrong, spec(PadMode::Constant, {0, 1}, {0, 1}));
+  });
   const Tensor wrong_dtype = tensor(DType::I32, {3, 6});
-  expect_refused(ErrorCode::DTypeNotAccepted,
-                 [&] { pad_into(ctx(), in, wrong_dtype, spec(PadMode::Constant, {0, 1}, {0, 1})); });
+  expect_refused(ErrorCode::DTypeNotAccepted, [&] {
+    pad_into(ctx(), in, wrong_dtype, spec(PadMode::Constant, {0, 1}, {0, 1}));
+  });
 }
 
 TEST_F(Refusals, NegativePad) {
@@ -63,8 +67,9 @@ TEST_F(Refusals, ReflectPadBeyondDimMinusOne) {
   expect_refused(ErrorCode::ReflectPadTooLarge, [&] { pad(ctx(), in, spec(PadMode::Reflect, {0, 3}, {0, 0})); });
   expect_refused(ErrorCode::ReflectPadTooLarge, [&] { pad(ctx(), in, spec(PadMode::Reflect, {0, 0}, {0, 3})); });
   const Tensor grad = tensor(DType::F32, {2, 9});
-  expect_refused(ErrorCode::ReflectPadTooLarge,
-                 [&] { pad_backward(ctx(), grad, spec(PadMode::Reflect, {0, 3}, {0, 3})); });
+  expect_refused(ErrorCode::ReflectPadTooLarge, [&] {
+    pad_backward(ctx(), grad, spec(PadMode::Reflect, {0, 3}, {0, 3}));
+  });
 }
 
 TEST_F(Refusals, EmptyDimWhereDataIsNeeded) {
@@ -78,7 +83,9 @@ TEST_F(Refusals, EmptyDimWhereDataIsNeeded) {
 
 TEST_F(Refusals, DTypeNotAccepted) {
   const Tensor ints = tensor(DType::I32, {4, 6});
-  expect_refused(ErrorCode::DTypeNotAccepted, [&] { pad_backward(ctx(), ints, spec(PadMode::Reflect, {0, 1}, {0, 1})); });
+  expect_refused(ErrorCode::DTypeNotAccepted, [&] {
+    pad_backward(ctx(), ints, spec(PadMode::Reflect, {0, 1}, {0, 1}));
+  });
   expect_refused(ErrorCode::DTypeNotAccepted, [&] {
     pad_backward(ctx(), ints, spec(PadMode::Replicate, {0, 1}, {0, 1}), BackwardAlgorithm::Atomic);
   });
@@ -122,8 +129,10 @@ TEST_F(Refusals, BeyondMaxStorageBufferRange) {
 
 TEST_F(Refusals, FillValueOutOfRange) {
   const Tensor u8 = tensor(DType::U8, {4});
-  expect_refused(ErrorCode::ValueOutOfRange, [&] { pad(ctx(), u8, spec(PadMode::Constant, {1}, {1}), Scalar::from_int(256)); });
-  expect_refused(ErrorCode::ValueOutOfRange, [&] { pad(ctx(), u8, spec(PadMode::Constant, {1}, {1}), Scalar::from_int(-1)); });
+  expect_refused(ErrorCode::ValueOutOfRange,
+                 [&] { pad(ctx(), u8, spec(PadMode::Constant, {1}, {1}), Scalar::from_int(256)); });
+  expect_refused(ErrorCode::ValueOutOfRange,
+                 [&] { pad(ctx(), u8, spec(PadMode::Constant, {1}, {1}), Scalar::from_int(-1)); });
   const Tensor f16 = tensor(DType::F16, {4});
   expect_refused(ErrorCode::ValueOutOfRange,
                  [&] { pad(ctx(), f16, spec(PadMode::Constant, {1}, {1}), Scalar::from_double(70000.0)); });
@@ -131,7 +140,8 @@ TEST_F(Refusals, FillValueOutOfRange) {
   expect_refused(ErrorCode::ValueOutOfRange,
                  [&] { pad(ctx(), i32, spec(PadMode::Constant, {1}, {1}), Scalar::from_double(0.5)); });
   const Tensor b = tensor(DType::Bool, {4});
-  expect_refused(ErrorCode::ValueOutOfRange, [&] { pad(ctx(), b, spec(PadMode::Constant, {1}, {1}), Scalar::from_int(2)); });
+  expect_refused(ErrorCode::ValueOutOfRange,
+                 [&] { pad(ctx(), b, spec(PadMode::Constant, {1}, {1}), Scalar::from_int(2)); });
 }
 
 TEST_F(Refusals, TorchPadListMustBePairs) {

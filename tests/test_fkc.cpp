@@ -55,8 +55,8 @@ TEST(FkcShipped, LoadAndCoverEveryFamily) {
   EXPECT_EQ(set.provider.kernel_source, "vulkan-glsl");
   EXPECT_EQ(set.provider.link_registry, LinkRegistry::kSymbol);
   for (const char* k : {"pad_const_b1", "pad_reflect_b8", "pad_replicate_b2", "pad_backward_const_b4",
-                        "pad_backward_reflect_f64", "pad_backward_replicate_bf16",
-                        "pad_backward_reflect_det_f16", "pad_backward_replicate_det_f32", "masked_fill_b8"})
+                        "pad_backward_reflect_f64", "pad_backward_replicate_bf16", "pad_backward_reflect_det_f16",
+                        "pad_backward_replicate_det_f32", "masked_fill_b8"})
     EXPECT_NE(set.find(k), nullptr) << k;
   EXPECT_GE(set.contracts.size(), 36u);
 }
@@ -156,9 +156,7 @@ TEST(FkcFormula, CanonicalText) {
 }
 
 TEST(FkcFormula, ErrorsNameTheLocationAndTheCause) {
-  const auto unknown = contract_error_of([] {
-    Formula::parse("n_out * width", {"x.fkc.md", 12}, "cost.flops");
-  });
+  const auto unknown = contract_error_of([] { Formula::parse("n_out * width", {"x.fkc.md", 12}, "cost.flops"); });
   EXPECT_NE(unknown.find("x.fkc.md:12: cost.flops"), std::string::npos) << unknown;
   EXPECT_NE(unknown.find("unknown symbol 'width'"), std::string::npos) << unknown;
   for (const char* bad : {"", "n_out +", "(n_out", "n_out)", "n_out n_in", "2..5", "n_out % 2", "*3"})
@@ -249,8 +247,7 @@ TEST(FkcRegistry, KernelWithoutContractAndContractWithoutKernel) {
   const auto problems = check_links(set, table);
   bool no_contract = false, dangling = false;
   for (const auto& p : problems) {
-    no_contract =
-        no_contract || p.message.find("kernel pad_circular_b4 has no contract") != std::string::npos;
+    no_contract = no_contract || p.message.find("kernel pad_circular_b4 has no contract") != std::string::npos;
     dangling = dangling || (p.message.find(std::string(dropped.name)) != std::string::npos &&
                             p.message.find("dangling") != std::string::npos && p.loc.line > 0);
   }
@@ -271,8 +268,7 @@ Expectation expectation_of(const std::string& text) {
   int line_no = 0;
   for (std::string line; std::getline(in, line);) {
     ++line_no;
-    for (const auto& [marker, link] :
-         {std::pair{"# expect-error: ", false}, std::pair{"# expect-problem: ", true}}) {
+    for (const auto& [marker, link] : {std::pair{"# expect-error: ", false}, std::pair{"# expect-problem: ", true}}) {
       const auto at = line.find(marker);
       if (at != std::string::npos) return {line_no, line.substr(at + std::string(marker).size()), link};
     }
@@ -293,24 +289,21 @@ TEST_P(FkcBadFixture, FailsWithItsOwnRuleAtItsOwnLine) {
   if (!expect.link_problem) {
     const auto msg = contract_error_of([&] { load({provider_source(), {file, text}}); });
     EXPECT_NE(msg.find(where), std::string::npos) << "expected " << where << "\n got: " << msg;
-    EXPECT_NE(msg.find(expect.text), std::string::npos)
-        << "expected rule: " << expect.text << "\n got: " << msg;
+    EXPECT_NE(msg.find(expect.text), std::string::npos) << "expected rule: " << expect.text << "\n got: " << msg;
     return;
   }
   const auto set = load({provider_source(), {file, text}});
   bool found = false;
   for (const auto& p : check_links(set, embedded::table()))
-    found = found ||
-            (p.str().find(where) != std::string::npos && p.message.find(expect.text) != std::string::npos);
+    found = found || (p.str().find(where) != std::string::npos && p.message.find(expect.text) != std::string::npos);
   EXPECT_TRUE(found) << "no link problem at " << where << " saying " << expect.text;
 }
 
 INSTANTIATE_TEST_SUITE_P(Fixtures, FkcBadFixture,
-                         ::testing::Values("unknown_key", "missing_key", "wrong_width", "bad_formula",
-                                           "unknown_symbol", "dangling_entry_point", "duplicate_kernel",
-                                           "bitwise_not_bit_stable", "accumulate_in_place",
-                                           "accumulate_without_zero_fill", "not_audited", "bad_rank",
-                                           "bad_vocab", "dangling_shape_rule", "dangling_shape_constraint",
+                         ::testing::Values("unknown_key", "missing_key", "wrong_width", "bad_formula", "unknown_symbol",
+                                           "dangling_entry_point", "duplicate_kernel", "bitwise_not_bit_stable",
+                                           "accumulate_in_place", "accumulate_without_zero_fill", "not_audited",
+                                           "bad_rank", "bad_vocab", "dangling_shape_rule", "dangling_shape_constraint",
                                            "push_constant_mismatch", "wrong_type", "heading_mismatch"));
 
 TEST(FkcBadFixture, EveryFixtureIsListed) {
@@ -325,9 +318,7 @@ TEST(FkcDocument, StructureErrors) {
     load({provider_source(), {"d.fkc.md", "text\n```fkc\nkernel: x\n```\n"}});
   });
   EXPECT_NE(no_heading.find("d.fkc.md:2: an fkc block must sit under"), std::string::npos) << no_heading;
-  const auto open = contract_error_of([] {
-    load({provider_source(), {"d.fkc.md", "## x\n\n```fkc\nkernel: x\n"}});
-  });
+  const auto open = contract_error_of([] { load({provider_source(), {"d.fkc.md", "## x\n\n```fkc\nkernel: x\n"}}); });
   EXPECT_NE(open.find("d.fkc.md:3: fenced block is never closed"), std::string::npos) << open;
   const auto two = contract_error_of([] { load({provider_source(), provider_source()}); });
   EXPECT_NE(two.find("second provider front matter"), std::string::npos) << two;

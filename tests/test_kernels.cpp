@@ -35,9 +35,9 @@ TEST(KernelMatrixCoverage, EverySpecKernelFamilyIsCovered) {
   std::set<std::string> kernels;
   for (const auto& t : selftest::all_targets()) kernels.insert(t.kernel);
   EXPECT_EQ(kernels.size(), 41u);  // 28 of the spec + 8 deterministic backwards + copy + 4 contiguize
-  for (const char* k : {"pad_const_b1", "pad_reflect_b8", "pad_replicate_b2", "pad_backward_const_b4",
-                        "pad_backward_reflect_f64", "pad_backward_replicate_bf16", "masked_fill_b8",
-                        "pad_backward_reflect_det_f16"})
+  for (const char* k :
+       {"pad_const_b1", "pad_reflect_b8", "pad_replicate_b2", "pad_backward_const_b4", "pad_backward_reflect_f64",
+        "pad_backward_replicate_bf16", "masked_fill_b8", "pad_backward_reflect_det_f16"})
     EXPECT_TRUE(kernels.count(k)) << k;
 }
 

@@ -27,15 +27,16 @@ using planner::Request;
 
 Request pad_request(PadMode mode, ViewLayout in, std::vector<std::int64_t> left, std::vector<std::int64_t> right,
                     PlanPolicy policy = PlanPolicy::DeterministicOnly) {
-  return Request{OpRequest::Pad, mode, {std::move(in)}, PadSpec{mode, std::move(left), std::move(right)},
+  return Request{OpRequest::Pad,      mode,  {std::move(in)}, PadSpec{mode, std::move(left), std::move(right)},
                  Scalar::from_int(0), policy};
 }
 
 Request backward_request(PadMode mode, ViewLayout grad_out, PlanPolicy policy) {
   const auto rank = grad_out.shape.size();
-  return Request{OpRequest::PadBackward, mode, {std::move(grad_out)},
-                 PadSpec{mode, std::vector<std::int64_t>(rank, 1), std::vector<std::int64_t>(rank, 1)},
-                 Scalar::from_int(0), policy};
+  return Request{
+      OpRequest::PadBackward, mode,
+      {std::move(grad_out)},  PadSpec{mode, std::vector<std::int64_t>(rank, 1), std::vector<std::int64_t>(rank, 1)},
+      Scalar::from_int(0),    policy};
 }
 
 template <typename Fn>
@@ -51,7 +52,8 @@ ErrorCode code_of(Fn&& fn, std::string* message = nullptr) {
 
 TEST(Planner, DenseInputHasNoContiguizeStep) {
   for (auto mode : {PadMode::Constant, PadMode::Reflect, PadMode::Replicate}) {
-    const auto p = planner::plan(pad_request(mode, ViewLayout::dense(DType::F16, {2, 3, 8, 8}), {0, 0, 2, 2}, {0, 0, 2, 2}));
+    const auto p =
+        planner::plan(pad_request(mode, ViewLayout::dense(DType::F16, {2, 3, 8, 8}), {0, 0, 2, 2}, {0, 0, 2, 2}));
     ASSERT_EQ(p.steps.size(), 1u);
     EXPECT_EQ(p.kernel_step().kernel, fmt::format("pad_{}_b2", mode == PadMode::Constant ? "const" : name(mode)));
     EXPECT_EQ(p.out_shape, (Shape{2, 3, 12, 12}));
@@ -72,8 +74,12 @@ TEST(Planner, OneContiguizePerAwkwardInput) {
   EXPECT_DOUBLE_EQ(p.steps[0].cost.bytes_moved, 2.0 * 24 * 4);  // contiguize_b4: 2 * n * dtype_bytes
 
   const ViewLayout mask_broadcast{DType::Bool, {4, 6}, {0, 1}, 0};
-  Request mf{OpRequest::MaskedFill, PadMode::Constant, {ViewLayout::dense(DType::I8, {4, 6}), mask_broadcast}, {},
-             Scalar::from_int(3), PlanPolicy::DeterministicOnly};
+  Request mf{OpRequest::MaskedFill,
+             PadMode::Constant,
+             {ViewLayout::dense(DType::I8, {4, 6}), mask_broadcast},
+             {},
+             Scalar::from_int(3),
+             PlanPolicy::DeterministicOnly};
   auto q = planner::plan(mf);
   ASSERT_EQ(q.contiguize_steps(), 1u);
   EXPECT_EQ(q.steps[0].input, 1);
@@ -83,8 +89,8 @@ TEST(Planner, OneContiguizePerAwkwardInput) {
 }
 
 TEST(Planner, DeterministicOnlyNeverPicksANondeterministicKernel) {
-  for (auto policy : {PlanPolicy::DeterministicOnly, PlanPolicy::AllowNondeterministic,
-                      PlanPolicy::PreferNondeterministic})
+  for (auto policy :
+       {PlanPolicy::DeterministicOnly, PlanPolicy::AllowNondeterministic, PlanPolicy::PreferNondeterministic})
     for (auto mode : {PadMode::Constant, PadMode::Reflect, PadMode::Replicate})
       for (auto dtype : {DType::F32, DType::F64, DType::F16, DType::BF16}) {
         const auto p = planner::plan(backward_request(mode, ViewLayout::dense(dtype, {5, 7}), policy));
@@ -133,33 +139,41 @@ TEST(Planner, ImpossibleRequestsSayWhichConstraintFailed) {
   EXPECT_NE(msg.find("rank 9"), std::string::npos) << msg;
   EXPECT_NE(msg.find("1..=8"), std::string::npos) << msg;
 
-  EXPECT_EQ(code_of([&] {
-              planner::plan(backward_request(PadMode::Reflect, ViewLayout::dense(DType::I32, {4, 4}),
-                                             PlanPolicy::AllowNondeterministic));
-            }, &msg),
+  EXPECT_EQ(code_of(
+                [&] {
+                  planner::plan(backward_request(PadMode::Reflect, ViewLayout::dense(DType::I32, {4, 4}),
+                                                 PlanPolicy::AllowNondeterministic));
+                },
+                &msg),
             ErrorCode::NoKernel);
   EXPECT_NE(msg.find("dtype"), std::string::npos) << msg;
   EXPECT_NE(msg.find("i32"), std::string::npos) << msg;
 
-  Request mf{OpRequest::MaskedFill, PadMode::Constant,
-             {ViewLayout::dense(DType::F32, {4}), ViewLayout::dense(DType::U8, {4})}, {}, Scalar::from_int(0),
+  Request mf{OpRequest::MaskedFill,
+             PadMode::Constant,
+             {ViewLayout::dense(DType::F32, {4}), ViewLayout::dense(DType::U8, {4})},
+             {},
+             Scalar::from_int(0),
              PlanPolicy::DeterministicOnly};
   EXPECT_EQ(code_of([&] { planner::plan(mf); }, &msg), ErrorCode::NoKernel);
   EXPECT_NE(msg.find("mask dtype u8"), std::string::npos) << msg;
 
   DeviceInfo no_f64;
   no_f64.name = "no-f64";
-  EXPECT_EQ(code_of([&] {
-              planner::plan(backward_request(PadMode::Replicate, ViewLayout::dense(DType::F64, {4, 4}),
-                                             PlanPolicy::AllowNondeterministic),
-                            planner::PlanContext{&no_f64, nullptr});
-            }, &msg),
+  EXPECT_EQ(code_of(
+                [&] {
+                  planner::plan(backward_request(PadMode::Replicate, ViewLayout::dense(DType::F64, {4, 4}),
+                                                 PlanPolicy::AllowNondeterministic),
+                                planner::PlanContext{&no_f64, nullptr});
+                },
+                &msg),
             ErrorCode::NoKernel);
   EXPECT_NE(msg.find("shaderFloat64"), std::string::npos) << msg;
 
   // The op's own rules still apply once a kernel is found.
-  EXPECT_EQ(code_of([&] { planner::plan(pad_request(PadMode::Reflect, ViewLayout::dense(DType::F32, {3}), {3}, {0})); }),
-            ErrorCode::ReflectPadTooLarge);
+  EXPECT_EQ(
+      code_of([&] { planner::plan(pad_request(PadMode::Reflect, ViewLayout::dense(DType::F32, {3}), {3}, {0})); }),
+      ErrorCode::ReflectPadTooLarge);
 }
 
 // ---- every op on awkward views == the dense path on the realized input ----------------------
@@ -172,7 +186,11 @@ struct Layout {
 
 std::vector<Layout> layouts() {
   return {
-      {"transposed", {6, 5}, [](const TensorView& v) { return v.permute({1, 0}); }},
+      {"transposed",
+       {6, 5},
+       [](const TensorView& v) {
+         return v.permute({1, 0});
+       }},
       {"strided", {5, 12}, [](const TensorView& v) { return v.slice(1, 0, 12, 2); }},
       {"sliced_offset", {8, 9}, [](const TensorView& v) { return v.slice(0, 2, 7).slice(1, 1, 7); }},
       {"broadcast", {5, 1}, [](const TensorView& v) { return v.expand(1, 6); }},
@@ -271,7 +289,8 @@ TEST_F(PlannedOps, ChainedOpsInOneBatchAreOrderedAndTemporariesReused) {
   for (const auto& o : outs) expect_same(o, want_x, "batched pad");
   const HostTensor x_host = ctx().download(want_x);
   const TensorView xf = TensorView(want_x).flip(1);
-  const Tensor want_y = pad(ctx(), ctx().upload(ref::contiguize(x_host.data, DType::F32, xf.shape(), xf.strides(), xf.offset())), spec);
+  const Tensor want_y =
+      pad(ctx(), ctx().upload(ref::contiguize(x_host.data, DType::F32, xf.shape(), xf.strides(), xf.offset())), spec);
   expect_same(y, want_y, "pad of a flipped batch output");
   expect_same(z, masked_fill(ctx(), want_y, mask, Scalar::from_double(2.5)), "masked_fill of a batch output");
 }

@@ -17,8 +17,8 @@ TEST(SpirvReflect, PadKernelsHaveThreeBindingsAndTwentyBytesOfPushConstants) {
   for (const auto& k : embedded::table()) {
     const auto iface = rt::reflect_spirv(k.spirv);
     EXPECT_EQ(iface.local_size_x, 256u) << k.name;
-    const std::vector<std::uint32_t> want = k.name == "copy_b4" ? std::vector<std::uint32_t>{0, 1}
-                                                                 : std::vector<std::uint32_t>{0, 1, 2};
+    const std::vector<std::uint32_t> want =
+        k.name == "copy_b4" ? std::vector<std::uint32_t>{0, 1} : std::vector<std::uint32_t>{0, 1, 2};
     EXPECT_EQ(iface.storage_buffer_bindings, want) << k.name;
     if (k.name.rfind("pad_", 0) == 0) {
       EXPECT_EQ(iface.push_constant_bytes, 20u) << k.name;

@@ -47,11 +47,11 @@ class Batch {
   // Ends recording, submits once and waits.
   void submit();
 
-  std::size_t ops() const;                // ops recorded
-  std::size_t dispatches() const;         // kernel dispatches recorded (Contiguize steps included)
-  std::size_t contiguize_steps() const;   // Contiguize steps recorded
-  std::size_t barriers() const;           // barriers recorded between steps
-  double gpu_ns() const;                  // after submit: GPU time from the first step to the last (0 without timestamps)
+  std::size_t ops() const;               // ops recorded
+  std::size_t dispatches() const;        // kernel dispatches recorded (Contiguize steps included)
+  std::size_t contiguize_steps() const;  // Contiguize steps recorded
+  std::size_t barriers() const;          // barriers recorded between steps
+  double gpu_ns() const;  // after submit: GPU time from the first step to the last (0 without timestamps)
 
  private:
   struct Impl;

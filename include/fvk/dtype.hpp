@@ -10,9 +10,9 @@ namespace fvk {
 
 enum class DType { Bool, U8, I8, U16, I16, F16, BF16, U32, I32, F32, U64, I64, F64 };
 
-inline constexpr DType kAllDTypes[] = {DType::Bool, DType::U8,  DType::I8,  DType::U16, DType::I16,
+inline constexpr DType kAllDTypes[] = {DType::Bool, DType::U8,   DType::I8,  DType::U16, DType::I16,
                                        DType::F16,  DType::BF16, DType::U32, DType::I32, DType::F32,
-                                       DType::U64,  DType::I64, DType::F64};
+                                       DType::U64,  DType::I64,  DType::F64};
 
 std::size_t byte_width(DType dtype) noexcept;
 bool is_float(DType dtype) noexcept;

@@ -12,7 +12,8 @@
 namespace fvk {
 
 Context::Context(const ContextOptions& options)
-    : device_(std::make_unique<rt::Device>(rt::DeviceOptions{options.device, options.validation, options.disabled_features})) {}
+    : device_(std::make_unique<rt::Device>(
+          rt::DeviceOptions{options.device, options.validation, options.disabled_features})) {}
 Context::Context(Context&&) noexcept = default;
 Context& Context::operator=(Context&&) noexcept = default;
 Context::~Context() = default;
@@ -29,9 +30,9 @@ Tensor Context::empty(DType dtype, Shape shape) {
 
 Tensor Context::upload(const HostTensor& host) {
   if (host.data.size() != host.numel() * host.elem_bytes())
-    fail(ErrorCode::InvalidArgument, fmt::format("host tensor holds {} bytes but shape {} of {} needs {}",
-                                                 host.data.size(), to_string(host.shape), name(host.dtype),
-                                                 host.numel() * host.elem_bytes()));
+    fail(ErrorCode::InvalidArgument,
+         fmt::format("host tensor holds {} bytes but shape {} of {} needs {}", host.data.size(), to_string(host.shape),
+                     name(host.dtype), host.numel() * host.elem_bytes()));
   Tensor t = empty(host.dtype, host.shape);
   rt::Buffer staging(*device_, host.data.size(), rt::MemoryKind::Upload);
   if (!host.data.empty()) std::memcpy(staging.host().data(), host.data.data(), host.data.size());

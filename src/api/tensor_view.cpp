@@ -48,9 +48,12 @@ LayoutFeatures ViewLayout::features() const {
   std::int64_t expected = 1;
   for (std::size_t a = shape.size(); a-- > 0;) {
     if (shape[a] != 1) {
-      if (strides[a] == 0) f.broadcast = true;
-      else if (strides[a] < 0) f.reversed = true;
-      else if (strides[a] != expected) f.strided = true;
+      if (strides[a] == 0)
+        f.broadcast = true;
+      else if (strides[a] < 0)
+        f.reversed = true;
+      else if (strides[a] != expected)
+        f.strided = true;
     }
     expected *= shape[a];
   }
@@ -77,7 +80,8 @@ void ViewLayout::validate(std::int64_t base_elements, std::string_view what) con
     fail(ErrorCode::InvalidArgument, fmt::format("{} has {} strides for shape {} of rank {}; give one stride per dim",
                                                  what, strides.size(), to_string(shape), shape.size()));
   for (std::size_t a = 0; a < shape.size(); ++a)
-    if (shape[a] < 0) fail(ErrorCode::InvalidArgument, fmt::format("{} dim {} is {}; dims must be >= 0", what, a, shape[a]));
+    if (shape[a] < 0)
+      fail(ErrorCode::InvalidArgument, fmt::format("{} dim {} is {}; dims must be >= 0", what, a, shape[a]));
   if (numel() == 0) return;
   const auto [lo, hi] = reach();
   if (lo < 0 || hi >= base_elements)
@@ -87,25 +91,29 @@ void ViewLayout::validate(std::int64_t base_elements, std::string_view what) con
                      what, to_string(shape), to_string(strides), offset, lo, hi, base_elements, name(dtype)));
 }
 
-TensorView::TensorView(const Tensor& tensor) : base_(tensor), layout_(ViewLayout::dense(tensor.dtype(), tensor.shape())) {}
+TensorView::TensorView(const Tensor& tensor)
+    : base_(tensor), layout_(ViewLayout::dense(tensor.dtype(), tensor.shape())) {}
 
 TensorView::TensorView(const Tensor& base, Shape shape, Strides strides, std::int64_t offset, std::string_view what)
     : base_(base), layout_{base.dtype(), std::move(shape), std::move(strides), offset} {
-  if (!base.defined()) fail(ErrorCode::InvalidArgument, fmt::format("{}: the base tensor is empty (default-constructed)", what));
+  if (!base.defined())
+    fail(ErrorCode::InvalidArgument, fmt::format("{}: the base tensor is empty (default-constructed)", what));
   layout_.validate(static_cast<std::int64_t>(base.storage()->size() / byte_width(base.dtype())), what);
 }
 
 namespace {
 void check_axis(const TensorView& v, int axis, std::string_view op) {
   if (axis < 0 || static_cast<std::size_t>(axis) >= v.shape().size())
-    fail(ErrorCode::InvalidArgument, fmt::format("{}: axis {} is outside a view of rank {}", op, axis, v.shape().size()));
+    fail(ErrorCode::InvalidArgument,
+         fmt::format("{}: axis {} is outside a view of rank {}", op, axis, v.shape().size()));
 }
 }  // namespace
 
 TensorView TensorView::permute(const std::vector<int>& order) const {
   const auto rank = shape().size();
   std::vector<bool> seen(rank, false);
-  if (order.size() != rank) fail(ErrorCode::InvalidArgument, fmt::format("permute: {} axes for rank {}", order.size(), rank));
+  if (order.size() != rank)
+    fail(ErrorCode::InvalidArgument, fmt::format("permute: {} axes for rank {}", order.size(), rank));
   Shape s;
   Strides st;
   for (int a : order) {
@@ -130,9 +138,10 @@ TensorView TensorView::flip(int axis) const {
 TensorView TensorView::slice(int axis, std::int64_t begin, std::int64_t end, std::int64_t step) const {
   check_axis(*this, axis, "slice");
   if (step <= 0 || begin < 0 || end < begin || end > shape()[axis])
-    fail(ErrorCode::InvalidArgument, fmt::format("slice [{}, {}) step {} of axis {} (size {}): need 0 <= begin <= end <= "
-                                                 "size and step >= 1",
-                                                 begin, end, step, axis, shape()[axis]));
+    fail(ErrorCode::InvalidArgument,
+         fmt::format("slice [{}, {}) step {} of axis {} (size {}): need 0 <= begin <= end <= "
+                     "size and step >= 1",
+                     begin, end, step, axis, shape()[axis]));
   Shape s = shape();
   Strides st = strides();
   s[axis] = (end - begin + step - 1) / step;
@@ -145,7 +154,8 @@ TensorView TensorView::expand(int axis, std::int64_t size) const {
   check_axis(*this, axis, "expand");
   if (shape()[axis] != 1 || size < 0)
     fail(ErrorCode::InvalidArgument,
-         fmt::format("expand: axis {} has size {}; only a size-1 axis broadcasts (to a size >= 0)", axis, shape()[axis]));
+         fmt::format("expand: axis {} has size {}; only a size-1 axis broadcasts (to a size >= 0)", axis,
+                     shape()[axis]));
   Shape s = shape();
   Strides st = strides();
   s[axis] = size;

@@ -15,16 +15,15 @@ struct DTypeInfo {
 };
 
 constexpr DTypeInfo kInfo[] = {
-    {DType::Bool, 1, "bool", "BOOL"}, {DType::U8, 1, "u8", "U8"},       {DType::I8, 1, "i8", "I8"},
-    {DType::U16, 2, "u16", "U16"},    {DType::I16, 2, "i16", "I16"},    {DType::F16, 2, "f16", "F16"},
-    {DType::BF16, 2, "bf16", "BF16"}, {DType::U32, 4, "u32", "U32"},    {DType::I32, 4, "i32", "I32"},
-    {DType::F32, 4, "f32", "F32"},    {DType::U64, 8, "u64", "U64"},    {DType::I64, 8, "i64", "I64"},
+    {DType::Bool, 1, "bool", "BOOL"}, {DType::U8, 1, "u8", "U8"},    {DType::I8, 1, "i8", "I8"},
+    {DType::U16, 2, "u16", "U16"},    {DType::I16, 2, "i16", "I16"}, {DType::F16, 2, "f16", "F16"},
+    {DType::BF16, 2, "bf16", "BF16"}, {DType::U32, 4, "u32", "U32"}, {DType::I32, 4, "i32", "I32"},
+    {DType::F32, 4, "f32", "F32"},    {DType::U64, 8, "u64", "U64"}, {DType::I64, 8, "i64", "I64"},
     {DType::F64, 8, "f64", "F64"},
 };
 
 const DTypeInfo& info(DType dtype) noexcept {
-  return *std::find_if(std::begin(kInfo), std::end(kInfo),
-                       [&](const DTypeInfo& i) { return i.dtype == dtype; });
+  return *std::find_if(std::begin(kInfo), std::end(kInfo), [&](const DTypeInfo& i) { return i.dtype == dtype; });
 }
 
 }  // namespace

@@ -56,8 +56,7 @@ Scalar Scalar::parse(std::string_view text) {
       const unsigned long long v = std::strtoull(begin, &end, 0);
       if (errno == 0 && end && *end == '\0') return from_uint(v);
     }
-    if (errno == ERANGE)
-      fail(ErrorCode::ValueOutOfRange, fmt::format("value '{}' does not fit in 64 bits", text));
+    if (errno == ERANGE) fail(ErrorCode::ValueOutOfRange, fmt::format("value '{}' does not fit in 64 bits", text));
   }
   errno = 0;
   const double d = std::strtod(begin, &end);
@@ -75,10 +74,9 @@ template <typename Int>
 std::uint64_t int_bits(std::int64_t v, std::string_view dtype_name) {
   if (v < static_cast<std::int64_t>(std::numeric_limits<Int>::min()) ||
       (v > 0 && static_cast<std::uint64_t>(v) > static_cast<std::uint64_t>(std::numeric_limits<Int>::max())))
-    fail(ErrorCode::ValueOutOfRange,
-         fmt::format("fill value {} is outside the range of {} [{}, {}]", v, dtype_name,
-                     static_cast<std::int64_t>(std::numeric_limits<Int>::min()),
-                     static_cast<std::uint64_t>(std::numeric_limits<Int>::max())));
+    fail(ErrorCode::ValueOutOfRange, fmt::format("fill value {} is outside the range of {} [{}, {}]", v, dtype_name,
+                                                 static_cast<std::int64_t>(std::numeric_limits<Int>::min()),
+                                                 static_cast<std::uint64_t>(std::numeric_limits<Int>::max())));
   using U = std::make_unsigned_t<Int>;
   return static_cast<std::uint64_t>(static_cast<U>(static_cast<Int>(v)));
 }
@@ -131,8 +129,7 @@ std::uint64_t Scalar::bits(DType dtype) const {
     case Kind::Bool: magnitude = u_; break;
   }
   if (dtype == DType::Bool) {
-    if (negative || magnitude > 1)
-      fail(ErrorCode::ValueOutOfRange, "fill value for bool must be 0/1 or false/true");
+    if (negative || magnitude > 1) fail(ErrorCode::ValueOutOfRange, "fill value for bool must be 0/1 or false/true");
     return magnitude;
   }
   const bool is_signed = is_signed_int(dtype);
@@ -140,8 +137,8 @@ std::uint64_t Scalar::bits(DType dtype) const {
     const unsigned bits = static_cast<unsigned>(byte_width(dtype) * 8);
     const std::uint64_t max = bits == 64 ? ~0ull : (1ull << bits) - 1;
     if (negative || magnitude > max)
-      fail(ErrorCode::ValueOutOfRange,
-           fmt::format("fill value {}{} is outside the range of {} [0, {}]", negative ? "-" : "", magnitude, dname, max));
+      fail(ErrorCode::ValueOutOfRange, fmt::format("fill value {}{} is outside the range of {} [0, {}]",
+                                                   negative ? "-" : "", magnitude, dname, max));
     return magnitude;
   }
   if (magnitude > (negative ? (1ull << 63) : (1ull << 63) - 1))

@@ -16,30 +16,22 @@ bool LayoutRule::accepts_awkward() const {
 
 std::string ShapeClause::str() const {
   switch (kind) {
-    case Kind::SameRank:
-      return "same_rank=" + target;
-    case Kind::SameAs:
-      return "same_as=" + target;
-    case Kind::ElementCount:
-      return "element_count == " + target;
+    case Kind::SameRank: return "same_rank=" + target;
+    case Kind::SameAs: return "same_as=" + target;
+    case Kind::ElementCount: return "element_count == " + target;
   }
   return {};
 }
 
-bool InputSpec::accepts(DType dtype) const {
-  return std::find(dtypes.begin(), dtypes.end(), dtype) != dtypes.end();
-}
+bool InputSpec::accepts(DType dtype) const { return std::find(dtypes.begin(), dtypes.end(), dtype) != dtypes.end(); }
 
 std::uint32_t ParamField::push_bytes() const {
   switch (kind) {
     case ParamKind::U32:
     case ParamKind::I32:
-    case ParamKind::F32:
-      return 4;
-    case ParamKind::U64:
-      return 8;
-    case ParamKind::BufferU32:
-      return 0;
+    case ParamKind::F32: return 4;
+    case ParamKind::U64: return 8;
+    case ParamKind::BufferU32: return 0;
   }
   return 0;
 }
@@ -51,13 +43,10 @@ const ParamField* OpParams::find(std::string_view name) const {
 }
 
 std::string DTypeRule::str() const {
-  return kind == Kind::Passthrough ? "passthrough(" + input + ")"
-                                   : "fixed(" + std::string(contract_name(fixed)) + ")";
+  return kind == Kind::Passthrough ? "passthrough(" + input + ")" : "fixed(" + std::string(contract_name(fixed)) + ")";
 }
 
-std::string ShapeRule::str() const {
-  return (kind == Kind::FromParams ? "from_params(" : "same_as(") + ref + ")";
-}
+std::string ShapeRule::str() const { return (kind == Kind::FromParams ? "from_params(" : "same_as(") + ref + ")"; }
 
 std::string OutputSpec::aliasing_str() const {
   return aliasing == Aliasing::None ? "none" : "accumulate(" + aliasing_target + ")";

@@ -87,12 +87,10 @@ Document split_document(const SourceText& source) {
     if (!is_fkc) prose += std::string(rtrim(lines[j])) + "\n";
     i = j;
     if (!is_fkc) continue;
-    if (heading.empty())
-      contract_error({source.file, line_no}, "an fkc block must sit under a '## <kernel>' heading");
+    if (heading.empty()) contract_error({source.file, line_no}, "an fkc block must sit under a '## <kernel>' heading");
     if (section_block)
-      contract_error({source.file, line_no}, "one fkc block per '## ' section; section '" + heading +
-                                                 "' (line " + std::to_string(heading_line) +
-                                                 ") already has one");
+      contract_error({source.file, line_no}, "one fkc block per '## ' section; section '" + heading + "' (line " +
+                                                 std::to_string(heading_line) + ") already has one");
     doc.blocks.push_back({std::move(body), heading, heading_line, {}});
     section_block = &doc.blocks.back();
   }

@@ -34,8 +34,7 @@ using Kind = Formula::Node::Kind;
 // unary := '-' unary | primary ; primary := number | symbol | '(' expr ')'.
 class Parser {
  public:
-  Parser(std::string_view text, const SourceLoc& loc, std::string_view what)
-      : text_(text), loc_(loc), what_(what) {}
+  Parser(std::string_view text, const SourceLoc& loc, std::string_view what) : text_(text), loc_(loc), what_(what) {}
 
   NodePtr parse() {
     skip_space();
@@ -114,8 +113,7 @@ class Parser {
     auto n = std::make_shared<Formula::Node>();
     const std::size_t start = pos_;
     if (std::isdigit(static_cast<unsigned char>(c))) {
-      while (pos_ < text_.size() &&
-             (std::isdigit(static_cast<unsigned char>(text_[pos_])) || text_[pos_] == '.'))
+      while (pos_ < text_.size() && (std::isdigit(static_cast<unsigned char>(text_[pos_])) || text_[pos_] == '.'))
         ++pos_;
       n->kind = Kind::Number;
       n->text = std::string(text_.substr(start, pos_ - start));
@@ -127,8 +125,7 @@ class Parser {
       return n;
     }
     if (std::isalpha(static_cast<unsigned char>(c)) || c == '_') {
-      while (pos_ < text_.size() &&
-             (std::isalnum(static_cast<unsigned char>(text_[pos_])) || text_[pos_] == '_'))
+      while (pos_ < text_.size() && (std::isalnum(static_cast<unsigned char>(text_[pos_])) || text_[pos_] == '_'))
         ++pos_;
       n->kind = Kind::Symbol;
       n->text = std::string(text_.substr(start, pos_ - start));
@@ -150,22 +147,16 @@ class Parser {
 
 double eval(const Formula::Node& n, const SymbolValues& values) {
   switch (n.kind) {
-    case Kind::Number:
-      return n.number;
+    case Kind::Number: return n.number;
     case Kind::Symbol: {
       const auto it = values.find(n.text);
-      if (it == values.end())
-        fail(ErrorCode::InvalidArgument, fmt::format("formula symbol '{}' has no value", n.text));
+      if (it == values.end()) fail(ErrorCode::InvalidArgument, fmt::format("formula symbol '{}' has no value", n.text));
       return it->second;
     }
-    case Kind::Neg:
-      return -eval(*n.lhs, values);
-    case Kind::Add:
-      return eval(*n.lhs, values) + eval(*n.rhs, values);
-    case Kind::Sub:
-      return eval(*n.lhs, values) - eval(*n.rhs, values);
-    case Kind::Mul:
-      return eval(*n.lhs, values) * eval(*n.rhs, values);
+    case Kind::Neg: return -eval(*n.lhs, values);
+    case Kind::Add: return eval(*n.lhs, values) + eval(*n.rhs, values);
+    case Kind::Sub: return eval(*n.lhs, values) - eval(*n.rhs, values);
+    case Kind::Mul: return eval(*n.lhs, values) * eval(*n.rhs, values);
     case Kind::Div: {
       const double d = eval(*n.rhs, values);
       if (d == 0) fail(ErrorCode::InvalidArgument, "formula divides by zero");
@@ -178,33 +169,22 @@ double eval(const Formula::Node& n, const SymbolValues& values) {
 int precedence(Kind k) {
   switch (k) {
     case Kind::Add:
-    case Kind::Sub:
-      return 1;
+    case Kind::Sub: return 1;
     case Kind::Mul:
-    case Kind::Div:
-      return 2;
-    case Kind::Neg:
-      return 3;
-    default:
-      return 4;
+    case Kind::Div: return 2;
+    case Kind::Neg: return 3;
+    default: return 4;
   }
 }
 
 std::string print(const Formula::Node& n) {
-  auto wrap = [](const Formula::Node& child, bool paren) {
-    return paren ? "(" + print(child) + ")" : print(child);
-  };
+  auto wrap = [](const Formula::Node& child, bool paren) { return paren ? "(" + print(child) + ")" : print(child); };
   switch (n.kind) {
     case Kind::Number:
-    case Kind::Symbol:
-      return n.text;
-    case Kind::Neg:
-      return "-" + wrap(*n.lhs, precedence(n.lhs->kind) < 3);
+    case Kind::Symbol: return n.text;
+    case Kind::Neg: return "-" + wrap(*n.lhs, precedence(n.lhs->kind) < 3);
     default: {
-      const char* op = n.kind == Kind::Add   ? " + "
-                       : n.kind == Kind::Sub ? " - "
-                       : n.kind == Kind::Mul ? " * "
-                                             : " / ";
+      const char* op = n.kind == Kind::Add ? " + " : n.kind == Kind::Sub ? " - " : n.kind == Kind::Mul ? " * " : " / ";
       const int p = precedence(n.kind);
       // Left-associative: the right operand needs parentheses at equal precedence.
       return wrap(*n.lhs, precedence(n.lhs->kind) < p) + op + wrap(*n.rhs, precedence(n.rhs->kind) <= p);

@@ -29,22 +29,18 @@ struct Ctx {
   }
 };
 
-std::string join_path(const std::string& path, const std::string& key) {
-  return path.empty() ? key : path + "." + key;
-}
+std::string join_path(const std::string& path, const std::string& key) { return path.empty() ? key : path + "." + key; }
 
 // A mapping whose keys must all be consumed: req()/opt() take keys, done() rejects the rest.
 class MapReader {
  public:
-  MapReader(const YAML::Node& node, std::string path, const Ctx& ctx)
-      : node_(node), path_(std::move(path)), ctx_(ctx) {
+  MapReader(const YAML::Node& node, std::string path, const Ctx& ctx) : node_(node), path_(std::move(path)), ctx_(ctx) {
     if (!node.IsMap())
       contract_error(ctx.at(node), fmt::format("{}: expected a mapping", path_.empty() ? "block" : path_));
     for (const auto& kv : node) {
       if (!kv.first.IsScalar()) contract_error(ctx.at(kv.first), path_ + ": keys must be plain names");
       const auto key = kv.first.Scalar();
-      if (keys_.count(key))
-        contract_error(ctx.at(kv.first), fmt::format("{}: duplicate key '{}'", shown(), key));
+      if (keys_.count(key)) contract_error(ctx.at(kv.first), fmt::format("{}: duplicate key '{}'", shown(), key));
       keys_.emplace(key, std::make_pair(kv.first, kv.second));
     }
   }
@@ -67,8 +63,8 @@ class MapReader {
   void done() const {
     for (const auto& [key, kv] : keys_)
       if (!consumed_.count(key))
-        contract_error(ctx_.at(kv.first), fmt::format("{}: unknown key '{}' (allowed: {})", shown(), key,
-                                                      fmt::join(allowed_, ", ")));
+        contract_error(ctx_.at(kv.first),
+                       fmt::format("{}: unknown key '{}' (allowed: {})", shown(), key, fmt::join(allowed_, ", ")));
   }
 
   const std::string& path() const { return path_; }
@@ -89,8 +85,7 @@ class MapReader {
 
 bool is_plain(const YAML::Node& n) { return n.Tag() == "?"; }
 
-std::string read_string(const YAML::Node& n, const std::string& path, const Ctx& ctx,
-                        bool allow_empty = false) {
+std::string read_string(const YAML::Node& n, const std::string& path, const Ctx& ctx, bool allow_empty = false) {
   if (!n.IsScalar()) contract_error(ctx.at(n), path + ": expected a string");
   if (!allow_empty && n.Scalar().empty()) contract_error(ctx.at(n), path + ": must not be empty");
   return n.Scalar();
@@ -125,8 +120,8 @@ template <class E>
 E read_vocab(const YAML::Node& n, const std::string& path, const Ctx& ctx) {
   const auto text = read_string(n, path, ctx);
   if (auto v = parse_vocab<E>(text)) return *v;
-  contract_error(ctx.at(n), fmt::format("{}: '{}' is not a valid {} (one of: {})", path, text,
-                                        Vocab<E>::name(), spellings<E>()));
+  contract_error(ctx.at(n),
+                 fmt::format("{}: '{}' is not a valid {} (one of: {})", path, text, Vocab<E>::name(), spellings<E>()));
 }
 
 std::vector<YAML::Node> read_seq(const YAML::Node& n, const std::string& path, const Ctx& ctx) {
@@ -139,8 +134,7 @@ DType dtype_from_text(const std::string& text, const std::string& path, const So
     if (contract_name(d) == text) return d;
   std::vector<std::string_view> names;
   for (const DType d : kAllDTypes) names.push_back(contract_name(d));
-  contract_error(loc,
-                 fmt::format("{}: '{}' is not a dtype (one of: {})", path, text, fmt::join(names, ", ")));
+  contract_error(loc, fmt::format("{}: '{}' is not a dtype (one of: {})", path, text, fmt::join(names, ", ")));
 }
 
 DType read_dtype(const YAML::Node& n, const std::string& path, const Ctx& ctx) {
@@ -155,8 +149,7 @@ MaybeFormula read_formula(const YAML::Node& n, const std::string& path, const Ct
 
 // "NAME(ARG)" -> ARG when the head matches.
 std::optional<std::string> call_arg(const std::string& text, std::string_view head) {
-  if (text.size() > head.size() + 2 && text.starts_with(head) && text[head.size()] == '(' &&
-      text.back() == ')')
+  if (text.size() > head.size() + 2 && text.starts_with(head) && text[head.size()] == '(' && text.back() == ')')
     return text.substr(head.size() + 1, text.size() - head.size() - 2);
   return std::nullopt;
 }
@@ -184,8 +177,7 @@ RankRange read_rank(const YAML::Node& n, const std::string& path, const Ctx& ctx
   }
   const auto sep = text.find("..=");
   auto bad = [&](const std::string& why) {
-    contract_error(ctx.at(n),
-                   fmt::format("{}: '{}' {}; write \"LO..=HI\" (e.g. \"1..=8\") or any", path, text, why));
+    contract_error(ctx.at(n), fmt::format("{}: '{}' {}; write \"LO..=HI\" (e.g. \"1..=8\") or any", path, text, why));
   };
   if (sep == std::string::npos) bad("is not a rank range");
   const auto lo = text.substr(0, sep), hi = text.substr(sep + 3);
@@ -220,8 +212,7 @@ std::vector<ShapeClause> read_shape_constraint(const YAML::Node& n, const std::s
                                             "element_count == SYMBOL",
                                             path, clause));
     }
-    if (!is_identifier(c.target))
-      contract_error(ctx.at(n), fmt::format("{}: clause '{}' needs a name", path, clause));
+    if (!is_identifier(c.target)) contract_error(ctx.at(n), fmt::format("{}: clause '{}' needs a name", path, clause));
     clauses.push_back(std::move(c));
   }
   if (clauses.empty()) contract_error(ctx.at(n), path + ": needs at least one clause");
@@ -233,8 +224,7 @@ LayoutRule read_layout(const YAML::Node& n, const std::string& path, const Ctx& 
   LayoutRule l;
   l.contiguous = read_vocab<LayoutAcceptance>(m.req("contiguous"), m.sub("contiguous"), ctx);
   l.strided = read_vocab<LayoutAcceptance>(m.req("strided"), m.sub("strided"), ctx);
-  l.broadcast_stride0 =
-      read_vocab<LayoutAcceptance>(m.req("broadcast_stride0"), m.sub("broadcast_stride0"), ctx);
+  l.broadcast_stride0 = read_vocab<LayoutAcceptance>(m.req("broadcast_stride0"), m.sub("broadcast_stride0"), ctx);
   l.start_offset = read_vocab<LayoutAcceptance>(m.req("start_offset"), m.sub("start_offset"), ctx);
   l.reverse_strides = read_vocab<LayoutAcceptance>(m.req("reverse_strides"), m.sub("reverse_strides"), ctx);
   m.done();
@@ -309,8 +299,7 @@ OutputSpec read_output(const YAML::Node& n, const std::string& path, const Ctx& 
     o.dtype_rule.kind = DTypeRule::Kind::Fixed;
     o.dtype_rule.fixed = dtype_from_text(*fixed, m.sub("dtype_rule"), ctx.at(dr_node));
   } else {
-    contract_error(ctx.at(dr_node),
-                   m.sub("dtype_rule") + ": '" + dr + "' is not passthrough(INPUT) or fixed(DTYPE)");
+    contract_error(ctx.at(dr_node), m.sub("dtype_rule") + ": '" + dr + "' is not passthrough(INPUT) or fixed(DTYPE)");
   }
 
   const auto sr_node = m.req("shape_rule");
@@ -320,8 +309,7 @@ OutputSpec read_output(const YAML::Node& n, const std::string& path, const Ctx& 
   else if (auto arg2 = call_arg(sr, "same_as"))
     o.shape_rule = {ShapeRule::Kind::SameAs, *arg2};
   else
-    contract_error(ctx.at(sr_node),
-                   m.sub("shape_rule") + ": '" + sr + "' is not from_params(NAME) or same_as(INPUT)");
+    contract_error(ctx.at(sr_node), m.sub("shape_rule") + ": '" + sr + "' is not from_params(NAME) or same_as(INPUT)");
 
   o.layout_guarantee = read_vocab<LayoutGuarantee>(m.req("layout_guarantee"), m.sub("layout_guarantee"), ctx);
 
@@ -343,8 +331,8 @@ OutputSpec read_output(const YAML::Node& n, const std::string& path, const Ctx& 
 Caps read_caps(const YAML::Node& n, const std::string& path, const Ctx& ctx) {
   MapReader m(n, path, ctx);
   Caps c;
-  c.awkward_layout_strategy = read_vocab<AwkwardLayoutStrategy>(m.req("awkward_layout_strategy"),
-                                                                m.sub("awkward_layout_strategy"), ctx);
+  c.awkward_layout_strategy =
+      read_vocab<AwkwardLayoutStrategy>(m.req("awkward_layout_strategy"), m.sub("awkward_layout_strategy"), ctx);
   int i = 0;
   for (const auto& fp : read_seq(m.req("fast_paths"), m.sub("fast_paths"), ctx)) {
     auto s = read_string(fp, fmt::format("{}[{}]", m.sub("fast_paths"), i++), ctx);
@@ -353,12 +341,10 @@ Caps read_caps(const YAML::Node& n, const std::string& path, const Ctx& ctx) {
   }
   c.in_place = read_bool(m.req("in_place"), m.sub("in_place"), ctx);
   c.alignment_bytes = read_u32(m.req("alignment_bytes"), m.sub("alignment_bytes"), ctx);
-  c.access_granularity_bits =
-      read_u32(m.req("access_granularity_bits"), m.sub("access_granularity_bits"), ctx);
+  c.access_granularity_bits = read_u32(m.req("access_granularity_bits"), m.sub("access_granularity_bits"), ctx);
   i = 0;
   for (const auto& f : read_seq(m.req("requires_features"), m.sub("requires_features"), ctx))
-    c.requires_features.push_back(
-        read_vocab<Feature>(f, fmt::format("{}[{}]", m.sub("requires_features"), i++), ctx));
+    c.requires_features.push_back(read_vocab<Feature>(f, fmt::format("{}[{}]", m.sub("requires_features"), i++), ctx));
   m.done();
   return c;
 }
@@ -510,8 +496,7 @@ ContractSet load_contract_set(std::span<const SourceText> sources) {
   for (const auto& d : docs) {
     if (!d.front_matter) continue;
     if (provider_doc)
-      contract_error({d.file, 1},
-                     "second provider front matter; the set already has one in " + provider_doc->file);
+      contract_error({d.file, 1}, "second provider front matter; the set already has one in " + provider_doc->file);
     set.provider = read_provider(*d.front_matter, d.file);
     provider_doc = &d;
   }
@@ -523,8 +508,8 @@ ContractSet load_contract_set(std::span<const SourceText> sources) {
     for (const auto& block : d.blocks) {
       auto c = read_contract(block, d.file, set.provider);
       if (const auto* first = set.find(c.kernel))
-        contract_error(c.loc, fmt::format("duplicate kernel '{}': already contracted at {}", c.kernel,
-                                          first->loc.str()));
+        contract_error(c.loc,
+                       fmt::format("duplicate kernel '{}': already contracted at {}", c.kernel, first->loc.str()));
       set.contracts.push_back(std::move(c));
     }
   }
@@ -536,8 +521,7 @@ std::vector<SourceText> read_contract_dir(const std::filesystem::path& dir) {
   std::error_code ec;
   for (const auto& e : std::filesystem::directory_iterator(dir, ec))
     if (e.is_regular_file() && e.path().filename().string().ends_with(".fkc.md")) paths.push_back(e.path());
-  if (ec)
-    fail(ErrorCode::InvalidFile, "cannot list contract directory " + dir.string() + ": " + ec.message());
+  if (ec) fail(ErrorCode::InvalidFile, "cannot list contract directory " + dir.string() + ": " + ec.message());
   std::sort(paths.begin(), paths.end());
   auto base = dir.lexically_normal();
   if (base.filename().empty()) base = base.parent_path();

@@ -34,8 +34,7 @@ std::string feature_list(const std::vector<Feature>& fs) {
   return fmt::format("[{}]", fmt::join(names, ", "));
 }
 
-void check_against_spirv(const ContractSet& set, const Contract& c, const KernelRef& ref,
-                         std::vector<Problem>& out) {
+void check_against_spirv(const ContractSet& set, const Contract& c, const KernelRef& ref, std::vector<Problem>& out) {
   auto problem = [&](std::string msg) { out.push_back({c.loc, std::move(msg)}); };
   try {
     const auto iface = rt::reflect_spirv(ref.spirv);
@@ -63,8 +62,8 @@ void check_against_spirv(const ContractSet& set, const Contract& c, const Kernel
   if (c.pinned_revision_hash) {
     const auto actual = kernel_revision_hash(set.provider, c, ref.spirv);
     if (actual != *c.pinned_revision_hash)
-      problem(fmt::format("{}: pinned kernel_revision_hash {} but the kernel and contract hash to {}",
-                          c.kernel, *c.pinned_revision_hash, actual));
+      problem(fmt::format("{}: pinned kernel_revision_hash {} but the kernel and contract hash to {}", c.kernel,
+                          *c.pinned_revision_hash, actual));
   }
 }
 
@@ -72,22 +71,20 @@ std::vector<Problem> check_refs(const ContractSet& set, const std::vector<Kernel
                                 std::string_view table_name) {
   std::vector<Problem> out;
   if (set.provider.link_registry != LinkRegistry::kSymbol)
-    out.push_back(
-        {set.provider.loc, fmt::format("provider.link_registry is '{}', but the library's registry is {}",
-                                       set.provider.link_registry, LinkRegistry::kSymbol)});
+    out.push_back({set.provider.loc, fmt::format("provider.link_registry is '{}', but the library's registry is {}",
+                                                 set.provider.link_registry, LinkRegistry::kSymbol)});
   std::map<std::string_view, int> seen_kernels;
   for (const auto& r : refs)
     if (++seen_kernels[r.kernel] == 2)
-      out.push_back(
-          {{std::string(table_name), 0}, fmt::format("kernel {} appears twice in the table", r.kernel)});
+      out.push_back({{std::string(table_name), 0}, fmt::format("kernel {} appears twice in the table", r.kernel)});
 
   std::map<std::string_view, std::vector<const Contract*>> contracts_of;
   for (const auto& c : set.contracts) {
-    const auto it = std::find_if(refs.begin(), refs.end(),
-                                 [&](const KernelRef& r) { return r.entry_point == c.entry_point; });
+    const auto it =
+        std::find_if(refs.begin(), refs.end(), [&](const KernelRef& r) { return r.entry_point == c.entry_point; });
     if (it == refs.end()) {
-      out.push_back({c.entry_point_loc, fmt::format("entry_point {} resolves to no kernel in {} (dangling)",
-                                                    c.entry_point, table_name)});
+      out.push_back({c.entry_point_loc,
+                     fmt::format("entry_point {} resolves to no kernel in {} (dangling)", c.entry_point, table_name)});
       continue;
     }
     contracts_of[it->kernel].push_back(&c);
@@ -95,11 +92,10 @@ std::vector<Problem> check_refs(const ContractSet& set, const std::vector<Kernel
   }
   for (const auto& r : refs) {
     const auto& cs = contracts_of[r.kernel];
-    if (cs.empty())
-      out.push_back({{std::string(table_name), 0}, fmt::format("kernel {} has no contract", r.kernel)});
+    if (cs.empty()) out.push_back({{std::string(table_name), 0}, fmt::format("kernel {} has no contract", r.kernel)});
     for (std::size_t i = 1; i < cs.size(); ++i)
-      out.push_back({cs[i]->loc, fmt::format("kernel {} has a second contract (first at {})", r.kernel,
-                                             cs[0]->loc.str())});
+      out.push_back(
+          {cs[i]->loc, fmt::format("kernel {} has a second contract (first at {})", r.kernel, cs[0]->loc.str())});
   }
   return out;
 }
@@ -114,9 +110,7 @@ const KernelRef* LinkRegistry::resolve(std::string_view entry_point) const {
 
 std::span<const KernelRef> LinkRegistry::all() const { return shipped_refs(); }
 
-std::vector<Problem> check_links(const ContractSet& set) {
-  return check_refs(set, shipped_refs(), "EMBEDDED table");
-}
+std::vector<Problem> check_links(const ContractSet& set) { return check_refs(set, shipped_refs(), "EMBEDDED table"); }
 
 std::vector<Problem> check_links(const ContractSet& set, std::span<const embedded::EmbeddedKernel> table) {
   return check_refs(set, make_refs(table), "kernel table");

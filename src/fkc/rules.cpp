@@ -45,8 +45,7 @@ bool is_symbol(const std::string& s) {
 }
 
 void check_names(const Contract& c, const KeyLines& keys) {
-  if (c.inputs.empty())
-    contract_error(keys.at("accept.inputs"), "accept.inputs: a kernel reads at least one input");
+  if (c.inputs.empty()) contract_error(keys.at("accept.inputs"), "accept.inputs: a kernel reads at least one input");
   if (c.outputs.empty())
     contract_error(keys.at("return.outputs"), "return.outputs: a kernel writes at least one output");
   std::set<std::string> seen;
@@ -73,13 +72,12 @@ void check_dtypes(const Contract& c, const KeyLines& keys) {
   const auto path = fmt::format("accept.inputs[{}].dtypes", idx);
   for (const DType d : data.dtypes)
     if (byte_width(d) != c.element_bytes)
-      contract_error(keys.at(path),
-                     fmt::format("{}: {} is {}-byte but kernel {} moves {}-byte elements", path,
-                                 contract_name(d), byte_width(d), c.kernel, c.element_bytes));
+      contract_error(keys.at(path), fmt::format("{}: {} is {}-byte but kernel {} moves {}-byte elements", path,
+                                                contract_name(d), byte_width(d), c.kernel, c.element_bytes));
   if (const auto d = dtype_suffix(c.kernel); d && (data.dtypes.size() != 1 || data.dtypes[0] != *d))
     contract_error(keys.at(path),
-                   fmt::format("{}: kernel {} is specific to {}; it must list exactly [{}], not {}", path,
-                               c.kernel, contract_name(*d), contract_name(*d), dtype_list(data.dtypes)));
+                   fmt::format("{}: kernel {} is specific to {}; it must list exactly [{}], not {}", path, c.kernel,
+                               contract_name(*d), contract_name(*d), dtype_list(data.dtypes)));
 }
 
 void check_shapes(const Contract& c, const KeyLines& keys) {
@@ -99,11 +97,9 @@ void check_shapes(const Contract& c, const KeyLines& keys) {
     const auto lpath = fmt::format("accept.inputs[{}].layout", i);
     const auto& l = in.layout;
     if (l.contiguous == LayoutAcceptance::Rejected)
-      contract_error(keys.at(lpath + ".contiguous"),
-                     lpath + ".contiguous: every kernel must take a contiguous input");
+      contract_error(keys.at(lpath + ".contiguous"), lpath + ".contiguous: every kernel must take a contiguous input");
     if (l.contiguous == LayoutAcceptance::Required && l.accepts_awkward())
-      contract_error(keys.at(lpath),
-                     lpath + ": contiguous is required, so every other layout must be rejected");
+      contract_error(keys.at(lpath), lpath + ": contiguous is required, so every other layout must be rejected");
     for (auto a : {l.strided, l.broadcast_stride0, l.start_offset, l.reverse_strides})
       if (a == LayoutAcceptance::Required)
         contract_error(keys.at(lpath), lpath + ": only contiguous may be 'required'");
@@ -131,9 +127,9 @@ void check_shapes(const Contract& c, const KeyLines& keys) {
         found = found || (f.kind != ParamKind::BufferU32 && f.name == ref) ||
                 std::find(f.parts.begin(), f.parts.end(), ref) != f.parts.end();
       if (!found)
-        contract_error(keys.at(base + ".shape_rule"),
-                       fmt::format("{}.shape_rule: '{}' names no op_params field or buffer part", base,
-                                   out.shape_rule.str()));
+        contract_error(
+            keys.at(base + ".shape_rule"),
+            fmt::format("{}.shape_rule: '{}' names no op_params field or buffer part", base, out.shape_rule.str()));
     }
   }
 }
@@ -144,20 +140,18 @@ void check_aliasing(const Contract& c, const KeyLines& keys) {
     const auto base = fmt::format("return.outputs[{}]", i);
     if (out.aliasing == Aliasing::Accumulate) {
       if (out.aliasing_target != out.name)
-        contract_error(
-            keys.at(base + ".aliasing"),
-            fmt::format("{}.aliasing: {} must name this output ('{}')", base, out.aliasing_str(), out.name));
+        contract_error(keys.at(base + ".aliasing"),
+                       fmt::format("{}.aliasing: {} must name this output ('{}')", base, out.aliasing_str(), out.name));
       if (c.caps.in_place)
         contract_error(keys.at("caps.in_place"),
                        fmt::format("caps.in_place: output '{}' is {}, a separate zero-filled accumulator, so "
                                    "in_place must be false",
                                    out.name, out.aliasing_str()));
       if (out.prefill != Prefill::Zero)
-        contract_error(
-            keys.at(base + ".prefill"),
-            fmt::format("{}.prefill: {} only sums into the buffer, so the wrapper must zero-fill it "
-                        "(prefill: zero)",
-                        base, out.aliasing_str()));
+        contract_error(keys.at(base + ".prefill"),
+                       fmt::format("{}.prefill: {} only sums into the buffer, so the wrapper must zero-fill it "
+                                   "(prefill: zero)",
+                                   base, out.aliasing_str()));
     } else if (out.prefill != Prefill::None) {
       contract_error(keys.at(base + ".prefill"),
                      base + ".prefill: an output written in full (aliasing: none) needs no prefill");
@@ -167,25 +161,22 @@ void check_aliasing(const Contract& c, const KeyLines& keys) {
 
 void check_caps(const Contract& c, const KeyLines& keys) {
   const auto& caps = c.caps;
-  const bool any_awkward = std::any_of(c.inputs.begin(), c.inputs.end(),
-                                       [](const InputSpec& in) { return in.layout.accepts_awkward(); });
+  const bool any_awkward =
+      std::any_of(c.inputs.begin(), c.inputs.end(), [](const InputSpec& in) { return in.layout.accepts_awkward(); });
   if (caps.awkward_layout_strategy == AwkwardLayoutStrategy::Native && !any_awkward)
     contract_error(keys.at("caps.awkward_layout_strategy"),
                    "caps.awkward_layout_strategy: native, but no input accepts a non-contiguous layout");
   if (caps.awkward_layout_strategy != AwkwardLayoutStrategy::Native && any_awkward)
-    contract_error(
-        keys.at("caps.awkward_layout_strategy"),
-        fmt::format("caps.awkward_layout_strategy: {}, but an input accepts non-contiguous layouts "
-                    "(that is native)",
-                    to_string(caps.awkward_layout_strategy)));
+    contract_error(keys.at("caps.awkward_layout_strategy"),
+                   fmt::format("caps.awkward_layout_strategy: {}, but an input accepts non-contiguous layouts "
+                               "(that is native)",
+                               to_string(caps.awkward_layout_strategy)));
   const auto a = caps.alignment_bytes;
   if (a < 4 || (a & (a - 1)) != 0)
-    contract_error(keys.at("caps.alignment_bytes"),
-                   "caps.alignment_bytes: must be a power of two, at least 4");
+    contract_error(keys.at("caps.alignment_bytes"), "caps.alignment_bytes: must be a power of two, at least 4");
   const auto g = caps.access_granularity_bits;
   if (g != 8 && g != 16 && g != 32 && g != 64 && g != 128)
-    contract_error(keys.at("caps.access_granularity_bits"),
-                   "caps.access_granularity_bits: one of 8, 16, 32, 64, 128");
+    contract_error(keys.at("caps.access_granularity_bits"), "caps.access_granularity_bits: one of 8, 16, 32, 64, 128");
   std::set<Feature> feats(caps.requires_features.begin(), caps.requires_features.end());
   if (feats.size() != caps.requires_features.size())
     contract_error(keys.at("caps.requires_features"), "caps.requires_features: lists a feature twice");
@@ -196,8 +187,7 @@ void check_caps(const Contract& c, const KeyLines& keys) {
 
 void check_precision(const Contract& c, const KeyLines& keys) {
   const auto& p = c.precision;
-  if (!p.audited)
-    contract_error(keys.at("precision.audited"), "precision.audited: every contract is audited (true)");
+  if (!p.audited) contract_error(keys.at("precision.audited"), "precision.audited: every contract is audited (true)");
   const bool bitwise = c.determinism == Determinism::Bitwise;
   if (bitwise != p.bit_stable_on_same_hardware)
     contract_error(keys.at("determinism"),
@@ -216,8 +206,7 @@ void check_link(const Contract& c, const KeyLines& keys) {
       contract_error(keys.at(base + ".binding"),
                      fmt::format("{}.binding: bindings are numbered 0..n-1 in order; expected {}", base, i));
     if (!bound.insert(b.buffer).second)
-      contract_error(keys.at(base + ".buffer"),
-                     fmt::format("{}.buffer: '{}' is bound twice", base, b.buffer));
+      contract_error(keys.at(base + ".buffer"), fmt::format("{}.buffer: '{}' is bound twice", base, b.buffer));
     const auto* out = c.find_output(b.buffer);
     const auto* field = c.op_params.find(b.buffer);
     BufferAccess want{};
@@ -226,12 +215,11 @@ void check_link(const Contract& c, const KeyLines& keys) {
     else if (out)
       want = out->aliasing == Aliasing::Accumulate ? BufferAccess::ReadWrite : BufferAccess::Write;
     else
-      contract_error(
-          keys.at(base + ".buffer"),
-          fmt::format("{}.buffer: '{}' names no input, output or buffer<u32> op_param", base, b.buffer));
+      contract_error(keys.at(base + ".buffer"),
+                     fmt::format("{}.buffer: '{}' names no input, output or buffer<u32> op_param", base, b.buffer));
     if (b.access != want)
-      contract_error(keys.at(base + ".access"), fmt::format("{}.access: '{}' is {}, expected {}", base,
-                                                            b.buffer, to_string(b.access), to_string(want)));
+      contract_error(keys.at(base + ".access"), fmt::format("{}.access: '{}' is {}, expected {}", base, b.buffer,
+                                                            to_string(b.access), to_string(want)));
   }
   auto must_bind = [&](const std::string& name, const SourceLoc& loc) {
     if (!bound.count(name)) contract_error(loc, fmt::format("link.bindings: '{}' has no binding", name));
@@ -244,10 +232,9 @@ void check_link(const Contract& c, const KeyLines& keys) {
     push += f.push_bytes();
   }
   if (push != l.push_constant_bytes)
-    contract_error(
-        keys.at("link.push_constant_bytes"),
-        fmt::format("link.push_constant_bytes: {}, but the scalar op_params fields add up to {} bytes",
-                    l.push_constant_bytes, push));
+    contract_error(keys.at("link.push_constant_bytes"),
+                   fmt::format("link.push_constant_bytes: {}, but the scalar op_params fields add up to {} bytes",
+                               l.push_constant_bytes, push));
 }
 
 }  // namespace
@@ -257,27 +244,24 @@ void check_contract_rules(const Contract& c, const Provider& p, const KeyLines& 
     contract_error(keys.at("backend"),
                    fmt::format("backend: '{}' differs from the provider's '{}'", c.backend, p.backend));
   if (c.kernel_source != p.kernel_source)
-    contract_error(keys.at("kernel_source"),
-                   fmt::format("kernel_source: '{}' differs from the provider's '{}'", c.kernel_source,
-                               p.kernel_source));
+    contract_error(keys.at("kernel_source"), fmt::format("kernel_source: '{}' differs from the provider's '{}'",
+                                                         c.kernel_source, p.kernel_source));
   const auto ns = p.link_registry.substr(0, p.link_registry.rfind("::"));
   if (c.entry_point != ns + "::" + c.kernel)
-    contract_error(
-        keys.at("entry_point"),
-        fmt::format("entry_point: '{}' must be '{}::{}' (the link registry's namespace and the kernel)",
-                    c.entry_point, ns, c.kernel));
+    contract_error(keys.at("entry_point"),
+                   fmt::format("entry_point: '{}' must be '{}::{}' (the link registry's namespace and the kernel)",
+                               c.entry_point, ns, c.kernel));
   if (c.pinned_revision_hash &&
       (c.pinned_revision_hash->size() != 16 ||
        !std::all_of(c.pinned_revision_hash->begin(), c.pinned_revision_hash->end(),
                     [](char ch) { return (ch >= '0' && ch <= '9') || (ch >= 'a' && ch <= 'f'); })))
-    contract_error(keys.at("kernel_revision_hash"),
-                   "kernel_revision_hash: auto, or 16 lower-case hex digits");
+    contract_error(keys.at("kernel_revision_hash"), "kernel_revision_hash: auto, or 16 lower-case hex digits");
   if (c.blurb.find('\n') != std::string::npos || c.blurb.size() > 200)
     contract_error(keys.at("blurb"), "blurb: one line of at most 200 characters");
   if (c.op_params.variant != c.op_kind)
     contract_error(keys.at("accept.op_params.variant"),
-                   fmt::format("accept.op_params.variant: {} differs from op_kind {}",
-                               to_string(c.op_params.variant), to_string(c.op_kind)));
+                   fmt::format("accept.op_params.variant: {} differs from op_kind {}", to_string(c.op_params.variant),
+                               to_string(c.op_kind)));
   check_names(c, keys);
   check_dtypes(c, keys);
   check_shapes(c, keys);

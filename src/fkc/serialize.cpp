@@ -28,8 +28,7 @@ std::string shape_constraint(const std::vector<ShapeClause>& clauses) {
 void emit(YAML::Emitter& e, const J& j) {
   if (j.is_object()) {
     // Short maps of scalars read best on one line, as the documents write them.
-    const bool flat = !j.empty() &&
-                      std::all_of(j.begin(), j.end(), [](const J& v) { return v.is_primitive(); }) &&
+    const bool flat = !j.empty() && std::all_of(j.begin(), j.end(), [](const J& v) { return v.is_primitive(); }) &&
                       j.dump().size() <= 120;
     if (flat) e << YAML::Flow;
     e << YAML::BeginMap;
@@ -102,8 +101,7 @@ J to_json(const Contract& c, const std::optional<std::string>& revision_hash) {
     if (!f.parts.empty()) field["parts"] = f.parts;
     fields[f.name] = field;
   }
-  j["accept"] = {{"inputs", inputs},
-                 {"op_params", {{"variant", to_string(c.op_params.variant)}, {"fields", fields}}}};
+  j["accept"] = {{"inputs", inputs}, {"op_params", {{"variant", to_string(c.op_params.variant)}, {"fields", fields}}}};
 
   J outputs = J::array();
   for (const auto& o : c.outputs)

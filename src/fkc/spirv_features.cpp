@@ -15,28 +15,17 @@ constexpr std::uint32_t kOpCapability = 17;
 // SPIR-V Capability enumerants (SPIR-V spec, section 3.31) and the Vulkan feature each needs.
 std::optional<Feature> feature_of(std::uint32_t capability) {
   switch (capability) {
-    case 9:
-      return Feature::ShaderFloat16;  // Float16
-    case 10:
-      return Feature::ShaderFloat64;  // Float64
-    case 11:
-      return Feature::ShaderInt64;  // Int64
-    case 12:
-      return Feature::ShaderBufferInt64Atomics;  // Int64Atomics
-    case 22:
-      return Feature::ShaderInt16;  // Int16
-    case 39:
-      return Feature::ShaderInt8;  // Int8
-    case 4433:
-      return Feature::StorageBuffer16BitAccess;  // StorageBuffer16BitAccess
-    case 4448:
-      return Feature::StorageBuffer8BitAccess;  // StorageBuffer8BitAccess
-    case 6033:
-      return Feature::ShaderBufferFloat32AtomicAdd;  // AtomicFloat32AddEXT
-    case 6034:
-      return Feature::ShaderBufferFloat64AtomicAdd;  // AtomicFloat64AddEXT
-    default:
-      return std::nullopt;
+    case 9: return Feature::ShaderFloat16;                    // Float16
+    case 10: return Feature::ShaderFloat64;                   // Float64
+    case 11: return Feature::ShaderInt64;                     // Int64
+    case 12: return Feature::ShaderBufferInt64Atomics;        // Int64Atomics
+    case 22: return Feature::ShaderInt16;                     // Int16
+    case 39: return Feature::ShaderInt8;                      // Int8
+    case 4433: return Feature::StorageBuffer16BitAccess;      // StorageBuffer16BitAccess
+    case 4448: return Feature::StorageBuffer8BitAccess;       // StorageBuffer8BitAccess
+    case 6033: return Feature::ShaderBufferFloat32AtomicAdd;  // AtomicFloat32AddEXT
+    case 6034: return Feature::ShaderBufferFloat64AtomicAdd;  // AtomicFloat64AddEXT
+    default: return std::nullopt;
   }
 }
 
@@ -47,8 +36,7 @@ std::vector<Feature> spirv_required_features(std::span<const std::uint32_t> word
   std::vector<Feature> out;
   for (std::size_t i = 5; i < words.size();) {
     const std::uint32_t count = words[i] >> 16, opcode = words[i] & 0xffffu;
-    if (count == 0 || i + count > words.size())
-      fail(ErrorCode::Internal, "malformed SPIR-V instruction stream");
+    if (count == 0 || i + count > words.size()) fail(ErrorCode::Internal, "malformed SPIR-V instruction stream");
     if (opcode == kOpCapability && count >= 2)
       if (auto f = feature_of(words[i + 1])) out.push_back(*f);
     i += count;

@@ -10,8 +10,7 @@ namespace fvk::fkc {
   }
 
 FVK_FKC_DEFINE_VOCAB(OpKind, "op kind", {OpKind::Pad, "Pad"}, {OpKind::PadBackward, "PadBackward"},
-                     {OpKind::MaskedFill, "MaskedFill"}, {OpKind::Contiguize, "Contiguize"},
-                     {OpKind::Copy, "Copy"})
+                     {OpKind::MaskedFill, "MaskedFill"}, {OpKind::Contiguize, "Contiguize"}, {OpKind::Copy, "Copy"})
 FVK_FKC_DEFINE_VOCAB(LayoutAcceptance, "layout acceptance", {LayoutAcceptance::Required, "required"},
                      {LayoutAcceptance::Accepted, "accepted"}, {LayoutAcceptance::Rejected, "rejected"})
 FVK_FKC_DEFINE_VOCAB(AwkwardLayoutStrategy, "awkward-layout strategy",
@@ -24,13 +23,12 @@ FVK_FKC_DEFINE_VOCAB(Determinism, "determinism", {Determinism::Bitwise, "bitwise
 FVK_FKC_DEFINE_VOCAB(CostProvenance, "cost provenance", {CostProvenance::JudgeMeasured, "judge_measured"},
                      {CostProvenance::Analytic, "analytic"})
 FVK_FKC_DEFINE_VOCAB(CostClass, "cost class", {CostClass::CheapElementwise, "cheap_elementwise"},
-                     {CostClass::GatherReduce, "gather_reduce"},
-                     {CostClass::AtomicAccumulate, "atomic_accumulate"},
+                     {CostClass::GatherReduce, "gather_reduce"}, {CostClass::AtomicAccumulate, "atomic_accumulate"},
                      {CostClass::ComputeBound, "compute_bound"})
-FVK_FKC_DEFINE_VOCAB(ParamKind, "param kind", {ParamKind::U32, "u32"}, {ParamKind::I32, "i32"},
-                     {ParamKind::F32, "f32"}, {ParamKind::U64, "u64"}, {ParamKind::BufferU32, "buffer<u32>"})
-FVK_FKC_DEFINE_VOCAB(BufferAccess, "buffer access", {BufferAccess::Read, "read"},
-                     {BufferAccess::Write, "write"}, {BufferAccess::ReadWrite, "read_write"})
+FVK_FKC_DEFINE_VOCAB(ParamKind, "param kind", {ParamKind::U32, "u32"}, {ParamKind::I32, "i32"}, {ParamKind::F32, "f32"},
+                     {ParamKind::U64, "u64"}, {ParamKind::BufferU32, "buffer<u32>"})
+FVK_FKC_DEFINE_VOCAB(BufferAccess, "buffer access", {BufferAccess::Read, "read"}, {BufferAccess::Write, "write"},
+                     {BufferAccess::ReadWrite, "read_write"})
 FVK_FKC_DEFINE_VOCAB(Feature, "device feature", {Feature::ShaderInt64, "shaderInt64"},
                      {Feature::ShaderFloat64, "shaderFloat64"}, {Feature::ShaderInt16, "shaderInt16"},
                      {Feature::ShaderFloat16, "shaderFloat16"}, {Feature::ShaderInt8, "shaderInt8"},

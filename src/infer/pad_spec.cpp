@@ -22,8 +22,7 @@ PadMode parse_pad_mode(std::string_view text) {
   if (text == "constant") return PadMode::Constant;
   if (text == "reflect") return PadMode::Reflect;
   if (text == "replicate" || text == "edge") return PadMode::Replicate;
-  fail(ErrorCode::InvalidArgument,
-       fmt::format("mode '{}' is not a pad mode (constant, reflect or replicate)", text));
+  fail(ErrorCode::InvalidArgument, fmt::format("mode '{}' is not a pad mode (constant, reflect or replicate)", text));
 }
 
 PadSpec PadSpec::from_torch(PadMode mode, std::size_t rank, std::span<const std::int64_t> pads) {
@@ -123,19 +122,18 @@ PadGeometry infer_pad_backward(const Shape& grad_out, const PadSpec& spec) {
 
 void check_out_shape(const PadGeometry& g, const Shape& out, std::string_view out_name) {
   if (out.size() != g.out.size())
-    fail(ErrorCode::ShapeMismatch,
-         fmt::format("{} has rank {} but the padded shape {} has rank {}", out_name, out.size(), to_string(g.out),
-                     g.out.size()));
+    fail(ErrorCode::ShapeMismatch, fmt::format("{} has rank {} but the padded shape {} has rank {}", out_name,
+                                               out.size(), to_string(g.out), g.out.size()));
   for (std::size_t a = 0; a < out.size(); ++a)
     if (out[a] != g.out[a])
-      fail(ErrorCode::ShapeMismatch,
-           fmt::format("{} dim {} is {} but in_shape[{}] + left + right = {} + {} + {} = {}", out_name, a, out[a], a,
-                       g.in[a], g.left[a], g.right[a], g.out[a]));
+      fail(ErrorCode::ShapeMismatch, fmt::format("{} dim {} is {} but in_shape[{}] + left + right = {} + {} + {} = {}",
+                                                 out_name, a, out[a], a, g.in[a], g.left[a], g.right[a], g.out[a]));
 }
 
 void check_masked_fill(const Shape& input, DType mask_dtype, const Shape& mask) {
   if (mask_dtype != DType::Bool)
-    fail(ErrorCode::DTypeNotAccepted, fmt::format("mask has dtype {}; masked_fill takes a bool mask", name(mask_dtype)));
+    fail(ErrorCode::DTypeNotAccepted,
+         fmt::format("mask has dtype {}; masked_fill takes a bool mask", name(mask_dtype)));
   if (mask != input)
     fail(ErrorCode::ShapeMismatch,
          fmt::format("mask shape {} differs from input shape {}; masked_fill does not broadcast", to_string(mask),

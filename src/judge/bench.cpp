@@ -85,8 +85,9 @@ BenchResult run_bench(rt::Device& device, const BenchOptions& options,
     if (auto it = copy_ns.find(bytes); it != copy_ns.end()) return std::make_pair(it->second, 2.0 * bytes);
     auto src = copy_pool.random(0, bytes);
     auto dst = copy_pool.scratch(0, bytes);
-    const double ns =
-        time_gpu(device, [&](rt::Stream& s) { ops::record_copy(s, *src, *dst, bytes); }, 3, options.reps).median_ns;
+    const double ns = time_gpu(
+                          device, [&](rt::Stream& s) { ops::record_copy(s, *src, *dst, bytes); }, 3, options.reps)
+                          .median_ns;
     copy_ns[bytes] = ns;
     return std::make_pair(ns, 2.0 * bytes);
   };
@@ -105,8 +106,8 @@ BenchResult run_bench(rt::Device& device, const BenchOptions& options,
         if (!options.kernel_filter.empty() && t->kernel.find(options.kernel_filter) == std::string::npos) continue;
         const bool elementwise = f.op == ops::Op::MaskedFill;
         const std::vector<std::int64_t> zeros(set.shape.size(), 0);
-        const Workload w = make_workload(pool, *t, set.shape, elementwise ? zeros : spec.left,
-                                         elementwise ? zeros : spec.right);
+        const Workload w =
+            make_workload(pool, *t, set.shape, elementwise ? zeros : spec.left, elementwise ? zeros : spec.right);
         const auto& contract = fkc::require_contract(t->kernel);
         auto symbols = contract.base_symbols();
         for (const auto& [k, v] : formula_symbols(w)) symbols[k] = v;
@@ -139,10 +140,12 @@ std::string to_json(const BenchResult& r) {
   j["results"] = nlohmann::json::array();
   for (const auto& row : r.rows) {
     const auto& t = row.target;
-    nlohmann::json mode = t.op == ops::Op::MaskedFill ? nlohmann::json(nullptr) : nlohmann::json(std::string(name(t.mode)));
-    nlohmann::json algorithm = (t.op == ops::Op::PadBackward && t.mode != PadMode::Constant)
-                                   ? nlohmann::json(t.algorithm == BackwardAlgorithm::Atomic ? "atomic" : "deterministic")
-                                   : nlohmann::json(nullptr);
+    nlohmann::json mode =
+        t.op == ops::Op::MaskedFill ? nlohmann::json(nullptr) : nlohmann::json(std::string(name(t.mode)));
+    nlohmann::json algorithm =
+        (t.op == ops::Op::PadBackward && t.mode != PadMode::Constant)
+            ? nlohmann::json(t.algorithm == BackwardAlgorithm::Atomic ? "atomic" : "deterministic")
+            : nlohmann::json(nullptr);
     j["results"].push_back({{"shape_set", row.set},
                             {"kernel", t.kernel},
                             {"op", op_word(t.op)},

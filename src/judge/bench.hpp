@@ -17,8 +17,8 @@ namespace fvk::judge {
 
 struct BenchSet {
   std::string name;
-  Shape shape;                              // pad: the input; backward: grad_in; masked_fill: the input
-  std::vector<std::int64_t> torch_pads;     // torch.nn.functional.pad order
+  Shape shape;                           // pad: the input; backward: grad_in; masked_fill: the input
+  std::vector<std::int64_t> torch_pads;  // torch.nn.functional.pad order
 };
 
 // image [16,64,512,512] pads 3; audio [64,1,480000] pads 512; small [8,3,32,32] pads 1;

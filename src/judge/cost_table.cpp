@@ -29,7 +29,8 @@ CostTable CostTable::load(const std::string& path) {
   try {
     const auto j = nlohmann::json::parse(f);
     if (j.at("fvk_cost_table").get<int>() != 1)
-      fail(ErrorCode::InvalidFile, fmt::format("{}: cost table version {} is not 1", path, j.at("fvk_cost_table").dump()));
+      fail(ErrorCode::InvalidFile,
+           fmt::format("{}: cost table version {} is not 1", path, j.at("fvk_cost_table").dump()));
     for (const auto& dev : j.at("devices")) {
       DeviceInfo d;
       d.name = dev.at("name").get<std::string>();
@@ -58,14 +59,19 @@ void CostTable::save(const std::string& path) const {
   j["devices"] = nlohmann::json::array();
   for (const auto& [key, kernels] : entries_) {
     const auto& d = devices_.at(key);
-    nlohmann::json dev{{"name", d.name}, {"driver", d.driver}, {"vendor_id", d.vendor_id},
-                       {"device_id", d.device_id}, {"driver_version", d.driver_version}};
+    nlohmann::json dev{{"name", d.name},
+                       {"driver", d.driver},
+                       {"vendor_id", d.vendor_id},
+                       {"device_id", d.device_id},
+                       {"driver_version", d.driver_version}};
     dev["kernels"] = nlohmann::json::object();
     for (const auto& [kernel, c] : kernels) {
       nlohmann::json samples = nlohmann::json::array();
       for (const auto& [b, ns] : c.samples) samples.push_back({b, ns});
-      dev["kernels"][kernel] = {{"revision", c.revision}, {"overhead_ns", c.overhead_ns},
-                                {"bandwidth_gbps", c.bytes_per_ns}, {"samples", samples}};
+      dev["kernels"][kernel] = {{"revision", c.revision},
+                                {"overhead_ns", c.overhead_ns},
+                                {"bandwidth_gbps", c.bytes_per_ns},
+                                {"samples", samples}};
     }
     j["devices"].push_back(dev);
   }

@@ -14,12 +14,14 @@
 namespace fvk::judge {
 
 struct MeasuredCost {
-  std::string revision;       // kernel_revision_hash the measurement belongs to
-  double overhead_ns = 0;     // fitted time of an empty-ish dispatch
-  double bytes_per_ns = 0;    // fitted bandwidth (bytes_moved per ns = GB/s)
+  std::string revision;                            // kernel_revision_hash the measurement belongs to
+  double overhead_ns = 0;                          // fitted time of an empty-ish dispatch
+  double bytes_per_ns = 0;                         // fitted bandwidth (bytes_moved per ns = GB/s)
   std::vector<std::pair<double, double>> samples;  // (bytes_moved, median ns)
 
-  double estimate_ns(double bytes_moved) const { return overhead_ns + (bytes_per_ns > 0 ? bytes_moved / bytes_per_ns : 0); }
+  double estimate_ns(double bytes_moved) const {
+    return overhead_ns + (bytes_per_ns > 0 ? bytes_moved / bytes_per_ns : 0);
+  }
 };
 
 class CostTable {

@@ -50,7 +50,8 @@ void run_judge(rt::Device& device, const JudgeOptions& options, CostTable& table
   const auto& info = device.info();
   std::uint64_t max_bytes = options.max_bytes;
   if (max_bytes == 0)
-    max_bytes = std::min<std::uint64_t>({1ull << 30, info.max_storage_buffer_range / 4, info.device_local_heap_bytes / 16});
+    max_bytes =
+        std::min<std::uint64_t>({1ull << 30, info.max_storage_buffer_range / 4, info.device_local_heap_bytes / 16});
   // One representative dtype per kernel (the first it accepts).
   std::vector<ops::Target> targets;
   std::set<std::string> seen;

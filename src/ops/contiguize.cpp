@@ -39,7 +39,8 @@ ViewLayout coalesce(const ViewLayout& view) {
   return c;
 }
 
-void check_contiguize(const rt::Device& device, const ViewLayout& view, std::uint64_t base_bytes, std::string_view what) {
+void check_contiguize(const rt::Device& device, const ViewLayout& view, std::uint64_t base_bytes,
+                      std::string_view what) {
   const auto n = static_cast<std::uint64_t>(view.numel());
   const auto width = byte_width(view.dtype);
   if (n > kU32Max || base_bytes / width > kU32Max)
@@ -69,7 +70,8 @@ void record_contiguize(rt::Stream& stream, const ViewLayout& view, const rt::Buf
   sb.push_back(static_cast<std::uint32_t>(c.offset));
   const std::uint64_t chunks = (n * byte_width(view.dtype) + 15) / 16;
   const auto& kernel = stream.device().kernel(contiguize_kernel(view.dtype));
-  const rt::BufferRange bindings[] = {rt::whole(src), rt::whole(dst), stream.upload_small(std::as_bytes(std::span(sb)))};
+  const rt::BufferRange bindings[] = {rt::whole(src), rt::whole(dst),
+                                      stream.upload_small(std::as_bytes(std::span(sb)))};
   const ContiguizePush push{static_cast<std::uint32_t>(chunks), static_cast<std::uint32_t>(n),
                             static_cast<std::uint32_t>(rank)};
   stream.dispatch(kernel, bindings, bytes_of(push), chunks);

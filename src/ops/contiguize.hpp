@@ -21,7 +21,8 @@ ViewLayout coalesce(const ViewLayout& view);
 
 // Throws before dispatching: IndexOverflow past 32-bit element indexing, DeviceLimit past
 // maxStorageBufferRange for the source (`base_bytes`) or the output.
-void check_contiguize(const rt::Device& device, const ViewLayout& view, std::uint64_t base_bytes, std::string_view what);
+void check_contiguize(const rt::Device& device, const ViewLayout& view, std::uint64_t base_bytes,
+                      std::string_view what);
 
 // Writes the view's elements of `src` densely into `dst` (at least numel * width bytes).
 void record_contiguize(rt::Stream& stream, const ViewLayout& view, const rt::Buffer& src, const rt::Buffer& dst);

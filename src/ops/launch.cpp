@@ -32,7 +32,6 @@ void check_contract_dtype(std::string_view kernel, DType dtype, std::string_view
                    accepted.empty() ? std::string("nothing") : fmt::format("{}", fmt::join(accepted, ", "))));
 }
 
-namespace {
 bool device_has(const DeviceInfo& d, fkc::Feature f) {
   switch (f) {
     case fkc::Feature::ShaderInt64: return d.shader_int64;
@@ -43,7 +42,6 @@ bool device_has(const DeviceInfo& d, fkc::Feature f) {
     default: return false;  // not enabled by the runtime, so not available to kernels
   }
 }
-}  // namespace
 
 void check_contract_features(const rt::Device& device, std::string_view kernel) {
   const auto& c = fkc::require_contract(kernel);

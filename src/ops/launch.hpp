@@ -10,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include "fkc/vocab.hpp"
 #include "fvk/context.hpp"
 #include "fvk/pad_spec.hpp"
 #include "runtime/buffer.hpp"
@@ -34,6 +35,8 @@ void check_binding_size(const rt::Device& device, std::uint64_t bytes, std::stri
 // contract has that name (a dtype-specific family has no kernel for this dtype), the message lists
 // what the family's contracts accept.
 void check_contract_dtype(std::string_view kernel, DType dtype, std::string_view what);
+// Whether the device offers (and the runtime enables) a feature a contract may require.
+bool device_has(const DeviceInfo& device, fkc::Feature feature);
 // Throws FeatureMissing naming every device feature the kernel's contract requires
 // (caps.requires_features) that the device lacks.
 void check_contract_features(const rt::Device& device, std::string_view kernel);

@@ -70,7 +70,8 @@ void pad_into(Context& ctx, const Tensor& input, const Tensor& out, const PadSpe
          fmt::format("out has dtype {} but input has {}; pad keeps the dtype", name(out.dtype()), name(input.dtype())));
   ops::check_pad(ctx.runtime(), g, input.dtype());
   const std::uint64_t fill = g.mode == PadMode::Constant ? value.bits(input.dtype()) : 0;
-  ops::run_timed(ctx, [&](rt::Stream& s) { ops::record_pad(s, g, input.dtype(), *input.storage(), *out.storage(), fill); });
+  ops::run_timed(ctx,
+                 [&](rt::Stream& s) { ops::record_pad(s, g, input.dtype(), *input.storage(), *out.storage(), fill); });
 }
 
 Tensor pad(Context& ctx, const Tensor& input, const PadSpec& spec, const Scalar& value) {
@@ -79,7 +80,8 @@ Tensor pad(Context& ctx, const Tensor& input, const PadSpec& spec, const Scalar&
   ops::check_pad(ctx.runtime(), g, input.dtype());
   const std::uint64_t fill = g.mode == PadMode::Constant ? value.bits(input.dtype()) : 0;
   Tensor out = ctx.empty(input.dtype(), g.out);
-  ops::run_timed(ctx, [&](rt::Stream& s) { ops::record_pad(s, g, input.dtype(), *input.storage(), *out.storage(), fill); });
+  ops::run_timed(ctx,
+                 [&](rt::Stream& s) { ops::record_pad(s, g, input.dtype(), *input.storage(), *out.storage(), fill); });
   return out;
 }
 

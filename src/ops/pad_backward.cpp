@@ -13,9 +13,7 @@ namespace fvk::ops {
 void record_backward_const(rt::Stream& stream, const PadGeometry& g, DType dtype, const rt::Buffer& grad_out,
                            const rt::Buffer& grad_in);  // pad.cpp
 
-namespace {
-
-}  // namespace
+namespace {}  // namespace
 
 std::string pad_backward_kernel(PadMode mode, DType dtype, BackwardAlgorithm algorithm) {
   if (mode == PadMode::Constant) return fmt::format("pad_backward_const_b{}", byte_width(dtype));

@@ -28,7 +28,7 @@ void record_pad_backward(rt::Stream& stream, const PadGeometry& g, DType dtype, 
                          const rt::Buffer& grad_in, BackwardAlgorithm algorithm);
 // The roofline copy (copy_b4): `bytes` (rounded up to 16: allocations are) from the start of src to dst.
 void record_copy(rt::Stream& stream, const rt::Buffer& src, const rt::Buffer& dst, std::uint64_t bytes);
-void record_masked_fill(rt::Stream& stream, std::uint32_t n, DType dtype, const rt::Buffer& in,
-                        const rt::Buffer& mask, const rt::Buffer& out, std::uint64_t fill_bits);
+void record_masked_fill(rt::Stream& stream, std::uint32_t n, DType dtype, const rt::Buffer& in, const rt::Buffer& mask,
+                        const rt::Buffer& out, std::uint64_t fill_bits);
 
 }  // namespace fvk::ops

@@ -41,8 +41,7 @@ struct Batch::Impl {
   double gpu_ns = 0;
 
   Impl(Context& c, PlanPolicy p)
-      : ctx(c), policy(p), stream(c.runtime(), 4),
-        plan_ctx{&c.device_info(), &planner::default_cost_table()} {
+      : ctx(c), policy(p), stream(c.runtime(), 4), plan_ctx{&c.device_info(), &planner::default_cost_table()} {
     timed = c.device_info().timestamps;
     if (timed) t_begin = stream.timestamp();
   }
@@ -70,8 +69,8 @@ struct Batch::Impl {
     check_open();
     for (std::size_t i = 0; i < views.size(); ++i)
       if (!views[i]->defined())
-        fail(ErrorCode::InvalidArgument, fmt::format("{} input {} is an empty view (default-constructed)",
-                                                     planner::name(request.op), i));
+        fail(ErrorCode::InvalidArgument,
+             fmt::format("{} input {} is an empty view (default-constructed)", planner::name(request.op), i));
     const planner::Plan plan = planner::plan(request, plan_ctx);
     auto& device = ctx.runtime();
     // Every check before anything is recorded, so a refusal leaves the batch as it was.
@@ -98,8 +97,8 @@ struct Batch::Impl {
         break;
     }
     if (dispatched != plan.kernel_step().kernel)
-      fail(ErrorCode::Internal, fmt::format("the plan chose {} but the wrapper dispatches {}", plan.kernel_step().kernel,
-                                            dispatched));
+      fail(ErrorCode::Internal,
+           fmt::format("the plan chose {} but the wrapper dispatches {}", plan.kernel_step().kernel, dispatched));
 
     Tensor out = ctx.empty(plan.dtype, plan.out_shape);
     std::vector<const rt::Buffer*> inputs;
@@ -161,14 +160,14 @@ Tensor Batch::pad(const TensorView& input, const PadSpec& spec, const Scalar& va
 }
 
 Tensor Batch::pad_backward(const TensorView& grad_out, const PadSpec& spec) {
-  planner::Request r{planner::OpRequest::PadBackward, spec.mode, {grad_out.layout()}, spec, Scalar::from_int(0),
-                     impl_->policy};
+  planner::Request r{
+      planner::OpRequest::PadBackward, spec.mode, {grad_out.layout()}, spec, Scalar::from_int(0), impl_->policy};
   return impl_->run(r, {&grad_out});
 }
 
 Tensor Batch::masked_fill(const TensorView& input, const TensorView& mask, const Scalar& value) {
-  planner::Request r{planner::OpRequest::MaskedFill, PadMode::Constant, {input.layout(), mask.layout()}, {}, value,
-                     impl_->policy};
+  planner::Request r{
+      planner::OpRequest::MaskedFill, PadMode::Constant, {input.layout(), mask.layout()}, {}, value, impl_->policy};
   return impl_->run(r, {&input, &mask});
 }
 

@@ -11,6 +11,7 @@
 #include "fvk/error.hpp"
 #include "judge/cost_table.hpp"
 #include "ops/contiguize.hpp"
+#include "ops/launch.hpp"
 
 namespace fvk::planner {
 namespace {
@@ -28,18 +29,6 @@ std::optional<PadMode> kernel_mode(const fkc::Contract& c) {
     start = end + 1;
   }
   return std::nullopt;
-}
-
-bool device_has(const DeviceInfo& d, fkc::Feature f) {
-  using F = fkc::Feature;
-  switch (f) {
-    case F::ShaderInt64: return d.shader_int64;
-    case F::ShaderFloat64: return d.shader_float64;
-    case F::ShaderInt16: return d.shader_int16;
-    case F::ShaderBufferInt64Atomics: return d.buffer_int64_atomics;
-    case F::ShaderBufferFloat32AtomicAdd: return d.buffer_float32_atomic_add;
-    default: return false;  // a feature the runtime neither queries nor enables
-  }
 }
 
 // The layout features a contract input does not accept as they are.
@@ -153,13 +142,13 @@ const judge::CostTable& default_cost_table() {
 Plan plan(const Request& request, const PlanContext& ctx) {
   const std::size_t want_inputs = request.op == OpRequest::MaskedFill ? 2 : 1;
   if (request.inputs.size() != want_inputs)
-    fail(ErrorCode::InvalidArgument, fmt::format("{} takes {} input view(s), {} given", name(request.op), want_inputs,
-                                                 request.inputs.size()));
+    fail(ErrorCode::InvalidArgument,
+         fmt::format("{} takes {} input view(s), {} given", name(request.op), want_inputs, request.inputs.size()));
   for (std::size_t i = 0; i < request.inputs.size(); ++i) {
     const auto& v = request.inputs[i];
     if (v.strides.size() != v.shape.size())
-      fail(ErrorCode::InvalidArgument, fmt::format("{} has {} strides for rank {}", input_name(request.op, i),
-                                                   v.strides.size(), v.shape.size()));
+      fail(ErrorCode::InvalidArgument,
+           fmt::format("{} has {} strides for rank {}", input_name(request.op, i), v.strides.size(), v.shape.size()));
   }
   const ViewLayout& data = request.inputs.front();
   const auto rank = static_cast<std::uint32_t>(data.shape.size());
@@ -198,7 +187,7 @@ Plan plan(const Request& request, const PlanContext& ctx) {
     if (ctx.device) {
       std::vector<std::string_view> missing;
       for (auto f : c->caps.requires_features)
-        if (!device_has(*ctx.device, f)) missing.push_back(fkc::to_string(f));
+        if (!ops::device_has(*ctx.device, f)) missing.push_back(fkc::to_string(f));
       if (!missing.empty()) {
         reject(4, fmt::format("{} needs device feature(s) {} which '{}' lacks", c->kernel, fmt::join(missing, ", "),
                               ctx.device->name));
@@ -206,14 +195,15 @@ Plan plan(const Request& request, const PlanContext& ctx) {
       }
     }
     if (request.policy == PlanPolicy::DeterministicOnly && c->determinism != fkc::Determinism::Bitwise) {
-      reject(5, fmt::format("{} is {} and the policy is deterministic-only", c->kernel, fkc::to_string(c->determinism)));
+      reject(5,
+             fmt::format("{} is {} and the policy is deterministic-only", c->kernel, fkc::to_string(c->determinism)));
       continue;
     }
     survivors.push_back(c);
   }
   auto no_kernel = [&](const std::string& detail) -> void {
-    fail(ErrorCode::NoKernel, fmt::format("no kernel for {} under policy {}: {}", request_words(request),
-                                          name(request.policy), detail));
+    fail(ErrorCode::NoKernel,
+         fmt::format("no kernel for {} under policy {}: {}", request_words(request), name(request.policy), detail));
   };
   auto explain_rejections = [&]() {
     int furthest = 0;
@@ -241,8 +231,10 @@ Plan plan(const Request& request, const PlanContext& ctx) {
                                     fmt::join(kernels[i], ", "), kernels[i].size(), dtype_list(ds)));
       return fmt::format("no candidate accepts the dtype: {}", fmt::join(lines, "; "));
     }
-    const char* what = furthest == 3 ? "rank" : furthest == 4 ? "device feature" : furthest == 5 ? "determinism"
-                                                                                                     : "layout";
+    const char* what = furthest == 3   ? "rank"
+                       : furthest == 4 ? "device feature"
+                       : furthest == 5 ? "determinism"
+                                       : "layout";
     return fmt::format("no candidate meets the {} constraint ({})", what, fmt::join(reasons, "; "));
   };
   if (survivors.empty()) no_kernel(explain_rejections());
@@ -305,10 +297,10 @@ Plan plan(const Request& request, const PlanContext& ctx) {
         }
       }
       if (!realize) {
-        layout_problem = fmt::format("{} needs a contiguous {} and no Contiguize kernel takes a {} view of {} with {} "
-                                     "axes after merging",
-                                     c->kernel, c->inputs[i].name, features.str(), fvk::name(view.dtype),
-                                     merged.shape.size());
+        layout_problem = fmt::format(
+            "{} needs a contiguous {} and no Contiguize kernel takes a {} view of {} with {} "
+            "axes after merging",
+            c->kernel, c->inputs[i].name, features.str(), fvk::name(view.dtype), merged.shape.size());
         continue;
       }
       Step s;
@@ -376,9 +368,9 @@ std::string describe(const Plan& p) {
     const std::string what = s.kind == Step::Kind::Contiguize
                                  ? fmt::format("contiguize {}", input_name(r.op, static_cast<std::size_t>(s.input)))
                                  : std::string(name(r.op));
-    const std::string cost = s.cost.measured_ns
-                                 ? fmt::format("{:.0f} ns measured ({:.0f} bytes)", *s.cost.measured_ns, s.cost.bytes_moved)
-                                 : fmt::format("{:.0f} bytes (formula)", s.cost.bytes_moved);
+    const std::string cost =
+        s.cost.measured_ns ? fmt::format("{:.0f} ns measured ({:.0f} bytes)", *s.cost.measured_ns, s.cost.bytes_moved)
+                           : fmt::format("{:.0f} bytes (formula)", s.cost.bytes_moved);
     out += fmt::format("  {}. {:<22} {:<34} {} [{}]\n", i + 1, what, s.kernel, cost,
                        fkc::to_string(s.contract->determinism));
   }

@@ -34,8 +34,8 @@ struct Request {
   PadMode mode = PadMode::Constant;  // pad / pad_backward
   // The op's inputs in contract order: pad {input}, pad_backward {grad_out}, masked_fill {input, mask}.
   std::vector<ViewLayout> inputs;
-  PadSpec pads;                          // per axis (mode is taken from `mode`)
-  Scalar fill = Scalar::from_int(0);     // constant pad / masked_fill
+  PadSpec pads;                       // per axis (mode is taken from `mode`)
+  Scalar fill = Scalar::from_int(0);  // constant pad / masked_fill
   PlanPolicy policy = PlanPolicy::DeterministicOnly;
 };
 
@@ -43,8 +43,8 @@ struct Request {
 enum class CostSource { Measured, Formula };
 
 struct StepCost {
-  double bytes_moved = 0;               // the contract's bytes_moved formula for this request
-  std::optional<double> measured_ns;    // the Judge's fit for this device and revision, when it has one
+  double bytes_moved = 0;             // the contract's bytes_moved formula for this request
+  std::optional<double> measured_ns;  // the Judge's fit for this device and revision, when it has one
   CostSource source = CostSource::Formula;
 };
 
@@ -59,18 +59,18 @@ struct Step {
 };
 
 struct PlanCost {
-  double bytes_moved = 0;            // sum over steps (formulas)
-  std::optional<double> measured_ns; // sum over steps when every step has a measurement
+  double bytes_moved = 0;             // sum over steps (formulas)
+  std::optional<double> measured_ns;  // sum over steps when every step has a measurement
   std::string str() const;
 };
 
 struct Plan {
   Request request;
-  PadGeometry geometry;            // pad / pad_backward (validated by infer_pad / infer_pad_backward)
+  PadGeometry geometry;  // pad / pad_backward (validated by infer_pad / infer_pad_backward)
   Shape out_shape;
   DType dtype = DType::F32;
   std::uint64_t fill_bits = 0;
-  std::vector<Step> steps;         // Contiguize steps first, the op's kernel last
+  std::vector<Step> steps;  // Contiguize steps first, the op's kernel last
   PlanCost cost;
   // Other candidates that applied and lost, with their costs (for `fvk plan`).
   std::vector<std::pair<std::string, PlanCost>> alternatives;
@@ -80,8 +80,8 @@ struct Plan {
 };
 
 struct PlanContext {
-  const DeviceInfo* device = nullptr;        // features and the cost-table key; nullptr: not checked
-  const judge::CostTable* costs = nullptr;   // nullptr: formulas only
+  const DeviceInfo* device = nullptr;       // features and the cost-table key; nullptr: not checked
+  const judge::CostTable* costs = nullptr;  // nullptr: formulas only
 };
 
 // Throws Error(NoKernel) naming the constraint no candidate met (mode, dtype, rank, device feature,

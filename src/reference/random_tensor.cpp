@@ -26,8 +26,12 @@ HostTensor random_values(DType dtype, const Shape& shape, std::mt19937_64& rng) 
     switch (dtype) {
       case DType::F64: t.set<double>(i, unit(rng)); break;
       case DType::F32: t.set<float>(i, static_cast<float>(unit(rng))); break;
-      case DType::F16: t.set<std::uint16_t>(i, static_cast<std::uint16_t>(detail::encode_float(unit(rng), detail::kF16))); break;
-      case DType::BF16: t.set<std::uint16_t>(i, static_cast<std::uint16_t>(detail::encode_float(unit(rng), detail::kBF16))); break;
+      case DType::F16:
+        t.set<std::uint16_t>(i, static_cast<std::uint16_t>(detail::encode_float(unit(rng), detail::kF16)));
+        break;
+      case DType::BF16:
+        t.set<std::uint16_t>(i, static_cast<std::uint16_t>(detail::encode_float(unit(rng), detail::kBF16)));
+        break;
       case DType::Bool: t.set<std::uint8_t>(i, static_cast<std::uint8_t>(rng() & 1u)); break;
       default: {
         const std::int64_t v = small(rng);

@@ -2,10 +2,9 @@
 // kernels that move whole 16-byte chunks never step outside the allocation.
 #pragma once
 
-#include <vulkan/vulkan_raii.hpp>
-
 #include <cstddef>
 #include <span>
+#include <vulkan/vulkan_raii.hpp>
 
 namespace fvk::rt {
 
@@ -25,8 +24,8 @@ class Buffer {
   Buffer& operator=(Buffer&&) noexcept = default;
 
   vk::Buffer handle() const { return *buffer_; }
-  vk::DeviceSize size() const { return bytes_; }             // logical bytes
-  vk::DeviceSize allocated() const { return allocated_; }    // bytes kernels may touch
+  vk::DeviceSize size() const { return bytes_; }           // logical bytes
+  vk::DeviceSize allocated() const { return allocated_; }  // bytes kernels may touch
   MemoryKind kind() const { return kind_; }
 
   // Host access for Upload / Readback buffers.

@@ -46,8 +46,8 @@ DeviceInfo describe(const vk::raii::PhysicalDevice& pd, std::uint32_t index) {
   d.index = index;
   d.name = props.deviceName.data();
   d.type = type_name(props.deviceType);
-  d.api_version = fmt::format("{}.{}.{}", VK_API_VERSION_MAJOR(props.apiVersion), VK_API_VERSION_MINOR(props.apiVersion),
-                              VK_API_VERSION_PATCH(props.apiVersion));
+  d.api_version = fmt::format("{}.{}.{}", VK_API_VERSION_MAJOR(props.apiVersion),
+                              VK_API_VERSION_MINOR(props.apiVersion), VK_API_VERSION_PATCH(props.apiVersion));
   d.driver_version = props.driverVersion;
   d.vendor_id = props.vendorID;
   d.device_id = props.deviceID;
@@ -92,8 +92,11 @@ bool env_flag(const char* name) {
 }
 
 vk::raii::Instance make_instance(const vk::raii::Context& context, bool validation) {
-  vk::ApplicationInfo app{.pApplicationName = "fuel-vulkan-kernels", .applicationVersion = 1,
-                          .pEngineName = "fvk", .engineVersion = 1, .apiVersion = VK_API_VERSION_1_2};
+  vk::ApplicationInfo app{.pApplicationName = "fuel-vulkan-kernels",
+                          .applicationVersion = 1,
+                          .pEngineName = "fvk",
+                          .engineVersion = 1,
+                          .apiVersion = VK_API_VERSION_1_2};
   std::vector<const char*> layers, extensions;
   if (validation) {
     bool found = false;
@@ -134,10 +137,14 @@ void disable_features(DeviceInfo& info, std::vector<std::string> names) {
     }
   }
   for (const auto& n : names) {
-    if (n == "shaderInt64") info.shader_int64 = false;
-    else if (n == "shaderFloat64") info.shader_float64 = false;
-    else if (n == "shaderBufferInt64Atomics") info.buffer_int64_atomics = false;
-    else if (n == "shaderBufferFloat32AtomicAdd") info.buffer_float32_atomic_add = false;
+    if (n == "shaderInt64")
+      info.shader_int64 = false;
+    else if (n == "shaderFloat64")
+      info.shader_float64 = false;
+    else if (n == "shaderBufferInt64Atomics")
+      info.buffer_int64_atomics = false;
+    else if (n == "shaderBufferFloat32AtomicAdd")
+      info.buffer_float32_atomic_add = false;
     else
       fail(ErrorCode::InvalidArgument,
            fmt::format("disabled feature '{}' is not one of shaderInt64, shaderFloat64, shaderBufferInt64Atomics, "
@@ -163,22 +170,23 @@ Device::Device(const DeviceOptions& options) {
     instance_ = make_instance(context_, validation_);
   } catch (const vk::SystemError& e) {
     fail(ErrorCode::DeviceNotFound, fmt::format("cannot create a Vulkan instance ({}); is a Vulkan driver installed "
-                                                "(Debian: mesa-vulkan-drivers)?", e.what()));
+                                                "(Debian: mesa-vulkan-drivers)?",
+                                                e.what()));
   }
   if (validation_) {
-    vk::DebugUtilsMessengerCreateInfoEXT info{
-        .messageSeverity = vk::DebugUtilsMessageSeverityFlagBitsEXT::eWarning |
-                           vk::DebugUtilsMessageSeverityFlagBitsEXT::eError,
-        .messageType = vk::DebugUtilsMessageTypeFlagBitsEXT::eGeneral |
-                       vk::DebugUtilsMessageTypeFlagBitsEXT::eValidation |
-                       vk::DebugUtilsMessageTypeFlagBitsEXT::ePerformance,
-        .pfnUserCallback = &on_validation_message,
-        .pUserData = sink_.get()};
+    vk::DebugUtilsMessengerCreateInfoEXT info{.messageSeverity = vk::DebugUtilsMessageSeverityFlagBitsEXT::eWarning |
+                                                                 vk::DebugUtilsMessageSeverityFlagBitsEXT::eError,
+                                              .messageType = vk::DebugUtilsMessageTypeFlagBitsEXT::eGeneral |
+                                                             vk::DebugUtilsMessageTypeFlagBitsEXT::eValidation |
+                                                             vk::DebugUtilsMessageTypeFlagBitsEXT::ePerformance,
+                                              .pfnUserCallback = &on_validation_message,
+                                              .pUserData = sink_.get()};
     messenger_ = vk::raii::DebugUtilsMessengerEXT(instance_, info);
   }
 
   auto physicals = instance_.enumeratePhysicalDevices();
-  if (physicals.empty()) fail(ErrorCode::DeviceNotFound, "no Vulkan device found (Debian: mesa-vulkan-drivers gives lavapipe)");
+  if (physicals.empty())
+    fail(ErrorCode::DeviceNotFound, "no Vulkan device found (Debian: mesa-vulkan-drivers gives lavapipe)");
   std::string selector = options.selector;
   if (selector.empty()) {
     if (const char* env = std::getenv("FVK_DEVICE")) selector = env;
@@ -207,7 +215,8 @@ Device::Device(const DeviceOptions& options) {
   info_ = describe(physical_, static_cast<std::uint32_t>(*chosen));
   disable_features(info_, options.disabled_features);
   if (!info_.push_descriptor)
-    fail(ErrorCode::FeatureMissing, fmt::format("device '{}' lacks VK_KHR_push_descriptor, which fvk needs", info_.name));
+    fail(ErrorCode::FeatureMissing,
+         fmt::format("device '{}' lacks VK_KHR_push_descriptor, which fvk needs", info_.name));
 
   const auto families = physical_.getQueueFamilyProperties();
   std::optional<std::uint32_t> family;
@@ -235,7 +244,8 @@ Device::Device(const DeviceOptions& options) {
     features.unlink<vk::PhysicalDeviceShaderAtomicFloatFeaturesEXT>();
   }
   const float priority = 1.0f;
-  vk::DeviceQueueCreateInfo queue_info{.queueFamilyIndex = queue_family_, .queueCount = 1, .pQueuePriorities = &priority};
+  vk::DeviceQueueCreateInfo queue_info{
+      .queueFamilyIndex = queue_family_, .queueCount = 1, .pQueuePriorities = &priority};
   vk::DeviceCreateInfo device_info{.pNext = &features.get<vk::PhysicalDeviceFeatures2>(),
                                    .queueCreateInfoCount = 1,
                                    .pQueueCreateInfos = &queue_info,
@@ -258,28 +268,31 @@ const Kernel& Device::kernel(const std::string& name) {
   const auto entry = std::find_if(table.begin(), table.end(), [&](const auto& k) { return k.name == name; });
   if (entry == table.end()) fail(ErrorCode::Internal, fmt::format("kernel '{}' is not in the EMBEDDED table", name));
   SpirvInterface iface = reflect_spirv(entry->spirv);
-  vk::raii::ShaderModule module(device_, vk::ShaderModuleCreateInfo{.codeSize = entry->spirv.size_bytes(),
-                                                                     .pCode = entry->spirv.data()});
+  vk::raii::ShaderModule module(
+      device_, vk::ShaderModuleCreateInfo{.codeSize = entry->spirv.size_bytes(), .pCode = entry->spirv.data()});
   std::vector<vk::DescriptorSetLayoutBinding> bindings;
   for (auto b : iface.storage_buffer_bindings)
-    bindings.push_back({.binding = b, .descriptorType = vk::DescriptorType::eStorageBuffer, .descriptorCount = 1,
+    bindings.push_back({.binding = b,
+                        .descriptorType = vk::DescriptorType::eStorageBuffer,
+                        .descriptorCount = 1,
                         .stageFlags = vk::ShaderStageFlagBits::eCompute});
   vk::raii::DescriptorSetLayout set_layout(
       device_, vk::DescriptorSetLayoutCreateInfo{.flags = vk::DescriptorSetLayoutCreateFlagBits::ePushDescriptorKHR,
                                                  .bindingCount = static_cast<std::uint32_t>(bindings.size()),
                                                  .pBindings = bindings.data()});
-  vk::PushConstantRange range{.stageFlags = vk::ShaderStageFlagBits::eCompute, .offset = 0,
-                              .size = iface.push_constant_bytes};
+  vk::PushConstantRange range{
+      .stageFlags = vk::ShaderStageFlagBits::eCompute, .offset = 0, .size = iface.push_constant_bytes};
   const vk::DescriptorSetLayout raw_set_layout = *set_layout;
   vk::raii::PipelineLayout layout(
-      device_, vk::PipelineLayoutCreateInfo{.setLayoutCount = 1, .pSetLayouts = &raw_set_layout,
+      device_, vk::PipelineLayoutCreateInfo{.setLayoutCount = 1,
+                                            .pSetLayouts = &raw_set_layout,
                                             .pushConstantRangeCount = iface.push_constant_bytes ? 1u : 0u,
                                             .pPushConstantRanges = &range});
   vk::ComputePipelineCreateInfo pipeline_info{
       .stage = {.stage = vk::ShaderStageFlagBits::eCompute, .module = *module, .pName = "main"}, .layout = *layout};
   vk::raii::Pipeline pipeline(device_, nullptr, pipeline_info);
-  auto k = std::make_unique<Kernel>(Kernel{name, iface, std::move(module), std::move(set_layout), std::move(layout),
-                                           std::move(pipeline)});
+  auto k = std::make_unique<Kernel>(
+      Kernel{name, iface, std::move(module), std::move(set_layout), std::move(layout), std::move(pipeline)});
   return *kernels_.emplace(name, std::move(k)).first->second;
 }
 

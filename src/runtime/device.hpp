@@ -3,8 +3,6 @@
 // table. Knows nothing about padding.
 #pragma once
 
-#include <vulkan/vulkan_raii.hpp>
-
 #include <atomic>
 #include <map>
 #include <memory>
@@ -12,6 +10,7 @@
 #include <optional>
 #include <string>
 #include <vector>
+#include <vulkan/vulkan_raii.hpp>
 
 #include "fvk/device_info.hpp"
 #include "runtime/buffer_pool.hpp"
@@ -36,8 +35,8 @@ struct ValidationSink {
 };
 
 struct DeviceOptions {
-  std::string selector;            // index or name substring; empty: env FVK_DEVICE, then default
-  std::optional<bool> validation;  // default: env FVK_VALIDATION=1
+  std::string selector;                        // index or name substring; empty: env FVK_DEVICE, then default
+  std::optional<bool> validation;              // default: env FVK_VALIDATION=1
   std::vector<std::string> disabled_features;  // plus env FVK_DISABLE_FEATURES
 };
 
@@ -91,7 +90,6 @@ class Device {
   std::mutex kernels_mutex_;
   std::atomic<std::uint64_t> dispatch_count_{0};
   std::atomic<std::uint64_t> submit_count_{0};
-
 };
 
 }  // namespace fvk::rt

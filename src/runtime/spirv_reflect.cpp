@@ -12,9 +12,8 @@ namespace {
 
 // Opcodes, decorations and storage classes from the SPIR-V specification.
 constexpr std::uint32_t kMagic = 0x07230203;
-constexpr std::uint32_t OpExecutionMode = 16, OpTypeInt = 21, OpTypeFloat = 22, OpTypeVector = 23,
-                        OpTypeStruct = 30, OpTypePointer = 32, OpVariable = 59, OpDecorate = 71,
-                        OpMemberDecorate = 72;
+constexpr std::uint32_t OpExecutionMode = 16, OpTypeInt = 21, OpTypeFloat = 22, OpTypeVector = 23, OpTypeStruct = 30,
+                        OpTypePointer = 32, OpVariable = 59, OpDecorate = 71, OpMemberDecorate = 72;
 constexpr std::uint32_t DecorationBinding = 33, DecorationDescriptorSet = 34, DecorationOffset = 35;
 constexpr std::uint32_t StorageUniform = 2, StoragePushConstant = 9, StorageBuffer = 12;
 constexpr std::uint32_t ModeLocalSize = 17;
@@ -70,7 +69,8 @@ SpirvInterface reflect_spirv(std::span<const std::uint32_t> words) {
     } else if (storage == StoragePushConstant) {
       const auto& members = struct_members[pointee];
       for (std::uint32_t m = 0; m < members.size(); ++m)
-        out.push_constant_bytes = std::max(out.push_constant_bytes, member_offset[{pointee, m}] + type_bytes(members[m]));
+        out.push_constant_bytes =
+            std::max(out.push_constant_bytes, member_offset[{pointee, m}] + type_bytes(members[m]));
     }
   }
   auto& b = out.storage_buffer_bindings;

@@ -57,12 +57,13 @@ void Stream::dispatch(const Kernel& kernel, std::span<const BufferRange> binding
   for (const auto& b : bindings) infos.push_back({.buffer = b.buffer, .offset = b.offset, .range = b.size});
   std::vector<vk::WriteDescriptorSet> writes;
   for (std::uint32_t i = 0; i < infos.size(); ++i)
-    writes.push_back({.dstBinding = kernel.interface.storage_buffer_bindings[i], .descriptorCount = 1,
-                      .descriptorType = vk::DescriptorType::eStorageBuffer, .pBufferInfo = &infos[i]});
+    writes.push_back({.dstBinding = kernel.interface.storage_buffer_bindings[i],
+                      .descriptorCount = 1,
+                      .descriptorType = vk::DescriptorType::eStorageBuffer,
+                      .pBufferInfo = &infos[i]});
   cmd().bindPipeline(vk::PipelineBindPoint::eCompute, *kernel.pipeline);
   cmd().pushDescriptorSetKHR(vk::PipelineBindPoint::eCompute, *kernel.layout, 0, writes);
-  if (!push.empty())
-    cmd().pushConstants<std::byte>(*kernel.layout, vk::ShaderStageFlagBits::eCompute, 0, push);
+  if (!push.empty()) cmd().pushConstants<std::byte>(*kernel.layout, vk::ShaderStageFlagBits::eCompute, 0, push);
   const std::uint64_t local = kernel.interface.local_size_x;
   const std::uint64_t groups = (invocations + local - 1) / local;
   const std::uint64_t x = std::min<std::uint64_t>(groups, device_.info().max_workgroup_count_x);
@@ -93,9 +94,9 @@ void Stream::copy_region(const Buffer& src, const Buffer& dst, const vk::BufferC
 void Stream::barrier() {
   using S = vk::PipelineStageFlagBits;
   using A = vk::AccessFlagBits;
-  vk::MemoryBarrier mb{.srcAccessMask = A::eShaderWrite | A::eTransferWrite,
-                       .dstAccessMask = A::eShaderRead | A::eShaderWrite | A::eTransferRead | A::eTransferWrite |
-                                        A::eHostRead};
+  vk::MemoryBarrier mb{
+      .srcAccessMask = A::eShaderWrite | A::eTransferWrite,
+      .dstAccessMask = A::eShaderRead | A::eShaderWrite | A::eTransferRead | A::eTransferWrite | A::eHostRead};
   cmd().pipelineBarrier(S::eComputeShader | S::eTransfer, S::eComputeShader | S::eTransfer | S::eHost, {}, mb, {}, {});
 }
 

@@ -3,12 +3,11 @@
 // host-visible arena that lives as long as the stream. Temporaries handed to keep_alive() too.
 #pragma once
 
-#include <vulkan/vulkan_raii.hpp>
-
 #include <cstddef>
 #include <memory>
 #include <span>
 #include <vector>
+#include <vulkan/vulkan_raii.hpp>
 
 #include "runtime/buffer.hpp"
 #include "runtime/device.hpp"

@@ -8,17 +8,15 @@
 
 #include "core/float_bits.hpp"
 #include "fvk/error.hpp"
-#include "reference/random_tensor.hpp"
 #include "fvk/tensor_view.hpp"
 #include "ops/contiguize.hpp"
 #include "ops/launch.hpp"
 #include "ops/pad_family.hpp"
+#include "reference/random_tensor.hpp"
 #include "reference/reference.hpp"
 
 namespace fvk::selftest {
 namespace {
-
-
 
 PadSpec spec_of(const Target& t, const Case& c) { return PadSpec{t.mode, c.left, c.right}; }
 
@@ -86,7 +84,9 @@ std::vector<Case> cases_for(const Target& t, bool bandwidth_case) {
           const std::int64_t largest = t.mode == PadMode::Reflect ? n - 1 : n + 1;
           const std::int64_t p = variant == 0 ? 0 : variant == 1 ? std::min<std::int64_t>(1, largest) : largest;
           c.left[a] = p;
-          c.right[a] = (variant == 2 && k == 0) ? largest : static_cast<std::int64_t>(pick(2)) * std::min<std::int64_t>(1, largest);
+          c.right[a] = (variant == 2 && k == 0)
+                           ? largest
+                           : static_cast<std::int64_t>(pick(2)) * std::min<std::int64_t>(1, largest);
         }
       }
       out.push_back(std::move(c));
@@ -199,7 +199,7 @@ Outcome run_case(Context& ctx, const Target& t, const Case& c) {
         const std::size_t b = i * w + w - 1;  // sign bit lives in the top byte
         abs_in.data[b] &= std::byte{0x7F};
         std::memset(ones.data.data() + i * w, 0, w);
-        const auto one = t.dtype == DType::F64 ? std::uint64_t{0x3FF0000000000000ull}
+        const auto one = t.dtype == DType::F64   ? std::uint64_t{0x3FF0000000000000ull}
                          : t.dtype == DType::F32 ? std::uint64_t{0x3F800000u}
                          : t.dtype == DType::F16 ? std::uint64_t{0x3C00u}
                                                  : std::uint64_t{0x3F80u};

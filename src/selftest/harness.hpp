@@ -16,10 +16,9 @@
 
 namespace fvk::selftest {
 
+using ops::all_targets;
 using ops::Op;
 using ops::Target;
-using ops::all_targets;
-
 
 struct Case {
   Shape shape;  // pad: the input; backward: grad_in (grad_out = shape + l + r); masked_fill: input
@@ -30,10 +29,10 @@ struct Case {
 
 struct Outcome {
   bool pass = true;
-  std::string detail;         // first mismatch, when any
-  double gpu_ns = 0;          // kernel time, timestamp queries
-  std::uint64_t bytes = 0;    // bytes the op must move (input read once, output written once)
-  double max_error = 0;       // atomic kernels: largest |gpu - exact| / bound seen
+  std::string detail;       // first mismatch, when any
+  double gpu_ns = 0;        // kernel time, timestamp queries
+  std::uint64_t bytes = 0;  // bytes the op must move (input read once, output written once)
+  double max_error = 0;     // atomic kernels: largest |gpu - exact| / bound seen
 };
 
 // The spread of shapes for a target: ranks 1..8, size-1 and odd dims, pads 0 / 1 / the largest

@@ -40,7 +40,8 @@ std::optional<DType> two_byte_override(const std::string& dtype_override) {
     const auto d = parse_dtype(dtype_override);
     if (!d || byte_width(*d) != 2)
       fail(ErrorCode::InvalidArgument,
-           fmt::format("--dtype '{}': only a 2-byte dtype (bf16, f16, i16, u16) can reinterpret a file", dtype_override));
+           fmt::format("--dtype '{}': only a 2-byte dtype (bf16, f16, i16, u16) can reinterpret a file",
+                       dtype_override));
     two_byte_as = d;
   }
   return two_byte_as;

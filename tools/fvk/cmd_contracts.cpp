@@ -84,8 +84,8 @@ int check_contracts() {
 }
 
 Registrar reg([](CLI::App& app, GlobalOptions&) {
-  auto* list = app.add_subcommand("contracts",
-                                  "List every kernel contract: op kind, determinism, revision hash, dtypes");
+  auto* list =
+      app.add_subcommand("contracts", "List every kernel contract: op kind, determinism, revision hash, dtypes");
   auto list_json = std::make_shared<bool>(false);
   list->add_flag("--json", *list_json, "Print a JSON array instead");
   set_action(list, [list_json]() { return list_contracts(*list_json); });
@@ -97,8 +97,8 @@ Registrar reg([](CLI::App& app, GlobalOptions&) {
   show->add_flag("--json", *show_json, "Print JSON instead of YAML");
   set_action(show, [kernel, show_json]() { return show_contract(*kernel, *show_json); });
 
-  auto* check = app.add_subcommand(
-      "check", "Validate every contract and hold contracts and kernels against each other");
+  auto* check =
+      app.add_subcommand("check", "Validate every contract and hold contracts and kernels against each other");
   set_action(check, []() { return check_contracts(); });
 });
 

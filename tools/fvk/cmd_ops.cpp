@@ -2,10 +2,9 @@
 // file is uploaded as stored and read as a column-major strided view (the plan realizes it).
 #include <fmt/format.h>
 
-#include "fvk/batch.hpp"
-
 #include "cli_util.hpp"
 #include "commands.hpp"
+#include "fvk/batch.hpp"
 #include "fvk/error.hpp"
 #include "fvk/ops.hpp"
 #include "io/npy.hpp"
@@ -23,7 +22,8 @@ PadSpec spec_from(const PadArgs& a, std::size_t rank) {
 }
 
 void add_pad_options(CLI::App* sub, PadArgs& a) {
-  sub->add_option("--mode", a.mode, "constant | reflect | replicate")->check(CLI::IsMember({"constant", "reflect", "replicate", "edge"}));
+  sub->add_option("--mode", a.mode, "constant | reflect | replicate")
+      ->check(CLI::IsMember({"constant", "reflect", "replicate", "edge"}));
   sub->add_option("--pad", a.pads, "L,R[,L,R...]: pairs from the last dimension backwards (torch F.pad order)")
       ->required();
   sub->add_option("--dtype", a.dtype, "read 2-byte data as this dtype (bf16)");

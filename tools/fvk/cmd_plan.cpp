@@ -32,7 +32,8 @@ ViewLayout view_from(DType dtype, const std::string& shape, const std::string& s
   const auto [lo, hi] = v.reach();
   v.validate(std::max<std::int64_t>(hi + 1, 1), what);
   if (lo < 0)
-    fail(ErrorCode::InvalidArgument, fmt::format("{} reaches element {} before its buffer's start; raise --offset", what, lo));
+    fail(ErrorCode::InvalidArgument,
+         fmt::format("{} reaches element {} before its buffer's start; raise --offset", what, lo));
   return v;
 }
 
@@ -49,7 +50,8 @@ int run_overhead(Context& ctx, std::size_t n) {
              r.alone_gpu_ns_per_op / 1e3);
   fmt::print("{:<36} {:>14.2f} {:>14.3f}\n", fmt::format("recorded in one batch ({} submit)", r.batch_submissions),
              r.batch_wall_ns_per_op / 1e3, r.batch_gpu_ns_per_op / 1e3);
-  fmt::print("batching saves {:.2f} us wall per op ({:.1f}x)\n", (r.alone_wall_ns_per_op - r.batch_wall_ns_per_op) / 1e3,
+  fmt::print("batching saves {:.2f} us wall per op ({:.1f}x)\n",
+             (r.alone_wall_ns_per_op - r.batch_wall_ns_per_op) / 1e3,
              r.alone_wall_ns_per_op / std::max(r.batch_wall_ns_per_op, 1.0));
   return 0;
 }
@@ -71,7 +73,8 @@ Registrar reg([](CLI::App& app, GlobalOptions& global) {
   sub->add_option("--mask-strides", a->mask_strides, "masked-fill: the mask's strides (default dense)");
   sub->add_option("--mask-offset", a->mask_offset, "masked-fill: the mask's offset");
   auto* det = sub->add_flag("--deterministic-only", a->deterministic_only, "never a nondeterministic kernel (default)");
-  auto* allow = sub->add_flag("--allow-nondeterministic", a->allow_nondeterministic, "the cheapest kernel, atomic or not");
+  auto* allow =
+      sub->add_flag("--allow-nondeterministic", a->allow_nondeterministic, "the cheapest kernel, atomic or not");
   auto* prefer = sub->add_flag("--prefer-nondeterministic", a->prefer_nondeterministic, "atomic where one applies");
   det->excludes(allow)->excludes(prefer);
   allow->excludes(prefer);

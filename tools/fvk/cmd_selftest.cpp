@@ -46,8 +46,8 @@ Registrar reg([](CLI::App& app, GlobalOptions& global) {
     }
     const auto messages = ctx.validation_messages();
     for (const auto& m : messages) fmt::print("validation: {}\n", m);
-    fmt::print("\n{} kernels, {} kernel x dtype rows, {} cases: {} rows failed{}\n", kernels, rows,
-               total, failures, messages.empty() ? "" : fmt::format(", {} validation messages", messages.size()));
+    fmt::print("\n{} kernels, {} kernel x dtype rows, {} cases: {} rows failed{}\n", kernels, rows, total, failures,
+               messages.empty() ? "" : fmt::format(", {} validation messages", messages.size()));
     return failures == 0 && messages.empty() ? 0 : 1;
   });
 });

@@ -1,7 +1,8 @@
 // fvk: the command-line face of fuel-vulkan-kernels. Each subcommand lives in its own cmd_*.cpp and
 // registers itself here.
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
+
+#include <CLI/CLI.hpp>
 
 #include "commands.hpp"
 #include "fvk/error.hpp"
