@@ -24,7 +24,7 @@ layout(set = 0, binding = 1, std430) writeonly buffer Dst { uvec4 dst[]; };
 layout(set = 0, binding = 2, std430) readonly buffer ShapeBuf { uint shape_buf[]; };
 
 layout(push_constant) uniform Params {
-  uint n_chunks;  // ceil(n_dst * ELEM_BYTES / 16): the dispatch bound
+  uint n_chunks;  // invocations, the dispatch bound: 32 per 128 chunks of 16 bytes
   uint n_dst;     // elements of the destination
   uint rank;
   uint fill_lo;   // fill bit pattern (low word; MODE 0 only)
@@ -144,19 +144,13 @@ void next_row(inout uint coord[7], out uint outer_off, out bool outer_ok, uint i
   }
 }
 
-void main() {
-  const uint chunk = gl_GlobalInvocationID.x + gl_GlobalInvocationID.y * gl_NumWorkGroups.x * gl_WorkGroupSize.x;
-  if (chunk >= pc.n_chunks) return;
-  const uint rank = pc.rank;
-  const uint inner = rank - 1u;
+// Where the walk stands at destination chunk `chunk`: c along the innermost axis, coord[] on the
+// outer axes, and the outer axes' source offset and validity.
+void locate(uint chunk, uint inner, uint row_dst, uint row_src, out uint c, out uint coord[7], out uint outer_off,
+            out bool outer_ok) {
   const uint first = chunk * uint(CHUNK_ELEMS);
-  const uint row_dst = dst_dim(inner);
-  const uint row_src = src_dim(inner);
-
-  // The first element's coordinates: c along the innermost axis, coord[] on the outer ones.
-  uint c = first % row_dst;
+  c = first % row_dst;
   uint rem = first / row_dst;
-  uint coord[7];
   [[unroll]] for (int a = 6; a >= 0; --a) {
     coord[a] = 0u;
     if (uint(a) < inner) {
@@ -165,22 +159,24 @@ void main() {
       rem /= d;
     }
   }
-
-  // Offset and validity of the outer axes' source position; recomputed when a row ends.
-  uint outer_off = 0u;
-  bool outer_ok = true;
-  {
-    uint stride = row_src;
-    [[unroll]] for (int a = 6; a >= 0; --a) {
-      if (uint(a) < inner) {
-        uint s;
-        outer_ok = map_coord(uint(a), coord[a], s) && outer_ok;
-        outer_off += s * stride;
-        stride *= src_dim(uint(a));
-      }
+  outer_off = 0u;
+  outer_ok = true;
+  uint stride = row_src;
+  [[unroll]] for (int a = 6; a >= 0; --a) {
+    if (uint(a) < inner) {
+      uint s;
+      outer_ok = map_coord(uint(a), coord[a], s) && outer_ok;
+      outer_off += s * stride;
+      stride *= src_dim(uint(a));
     }
   }
+}
 
+// Writes destination chunk `chunk`, whose first element stands where locate() says (arguments are
+// copies: the walk of the caller is not moved).
+void write_chunk(uint chunk, uint inner, uint row_dst, uint row_src, uint c, uint coord[7], uint outer_off,
+                 bool outer_ok) {
+  const uint first = chunk * uint(CHUNK_ELEMS);
   // Fast path: the chunk lies in one row and maps to consecutive source elements (the interior of
   // a pad, any chunk of a crop): one or two 16-byte loads and a funnel shift.
   if (outer_ok && c + uint(CHUNK_ELEMS) <= row_dst) {
@@ -238,4 +234,41 @@ void main() {
     }
   }
   dst[chunk] = out_chunk;
+}
+
+// Each invocation writes CHUNKS_PER_INVOCATION chunks, 32 chunks apart (so every store of a warp is
+// one contiguous run): the index math of locate() is done once, and the later chunks step along the
+// row by addition, dividing again only where a row end is crossed.
+#define CHUNKS_PER_INVOCATION 4u
+
+void main() {
+  const uint g = gl_GlobalInvocationID.x + gl_GlobalInvocationID.y * gl_NumWorkGroups.x * gl_WorkGroupSize.x;
+  if (g >= pc.n_chunks) return;  // invocations: 32 per block of 32 * CHUNKS_PER_INVOCATION chunks
+  const uint total = (pc.n_dst * uint(ELEM_BYTES) + 15u) / 16u;
+  const uint inner = pc.rank - 1u;
+  const uint row_dst = dst_dim(inner);
+  const uint row_src = src_dim(inner);
+  const uint step = 32u * uint(CHUNK_ELEMS);  // elements between this invocation's chunks
+  uint q = (g / 32u) * (32u * CHUNKS_PER_INVOCATION) + (g % 32u);
+  if (q >= total) return;
+  uint c, outer_off;
+  uint coord[7];
+  bool outer_ok;
+  locate(q, inner, row_dst, row_src, c, coord, outer_off, outer_ok);
+  [[unroll]] for (uint k = 0u; k < CHUNKS_PER_INVOCATION; ++k) {
+    if (k > 0u) {
+      q += 32u;
+      if (q >= total) return;
+      c += step;
+      if (c >= row_dst) {
+        if (step <= row_dst) {  // crossed exactly one row end
+          c -= row_dst;
+          next_row(coord, outer_off, outer_ok, inner, row_src);
+        } else {
+          locate(q, inner, row_dst, row_src, c, coord, outer_off, outer_ok);
+        }
+      }
+    }
+    write_chunk(q, inner, row_dst, row_src, c, coord, outer_off, outer_ok);
+  }
 }

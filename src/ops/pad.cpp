@@ -22,15 +22,17 @@ void record_gather(rt::Stream& stream, const std::string& kernel_name, const Pad
   const PadGeometry g = coalesce(geometry);
   const std::uint64_t n_dst = static_cast<std::uint64_t>(numel(crop ? g.in : g.out));
   if (n_dst == 0) return;
+  // pad.comp writes 4 chunks of 16 bytes per invocation, 32 chunks apart: 32 invocations per 128.
   const std::uint64_t chunks = (n_dst * byte_width(dtype) + 15) / 16;
+  const std::uint64_t invocations = (chunks + 127) / 128 * 32;
   const auto& kernel = stream.device().kernel(kernel_name);
   const auto sb = shape_buf(g);
   const rt::BufferRange bindings[] = {rt::whole(src), rt::whole(dst),
                                       stream.upload_small(std::as_bytes(std::span(sb)))};
-  const PadPush push{static_cast<std::uint32_t>(chunks), static_cast<std::uint32_t>(n_dst),
+  const PadPush push{static_cast<std::uint32_t>(invocations), static_cast<std::uint32_t>(n_dst),
                      static_cast<std::uint32_t>(g.in.size()), static_cast<std::uint32_t>(fill_bits),
                      static_cast<std::uint32_t>(fill_bits >> 32)};
-  stream.dispatch(kernel, bindings, bytes_of(push), chunks);
+  stream.dispatch(kernel, bindings, bytes_of(push), invocations);
 }
 
 }  // namespace
