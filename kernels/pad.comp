@@ -24,7 +24,7 @@ layout(set = 0, binding = 1, std430) writeonly buffer Dst { uvec4 dst[]; };
 layout(set = 0, binding = 2, std430) readonly buffer ShapeBuf { uint shape_buf[]; };
 
 layout(push_constant) uniform Params {
-  uint n_chunks;  // invocations, the dispatch bound: 32 per 128 chunks of 16 bytes
+  uint n_chunks;  // invocations, the dispatch bound (see main)
   uint n_dst;     // elements of the destination
   uint rank;
   uint fill_lo;   // fill bit pattern (low word; MODE 0 only)
@@ -81,48 +81,6 @@ ELEM load_elem(uint idx) {
 
 
 
-// Lanes [k0, k1) of a chunk that lie in one row: lane k has innermost coordinate c0 + (k - k0) and
-// the row's outer axes map to source offset `off` (valid when `ok`). The lanes that read the row's
-// data in order come from one window load; pad lanes are filled or read one by one.
-uvec4 row_part(uint k0, uint k1, uint c0, uint off, bool ok, uint inner, uint row_src) {
-  uvec4 r = uvec4(0u);
-#if MODE == 3
-  const uint ki0 = k0, ki1 = k1;
-  const uint s0 = off + c0 + left_pad(inner);  // source of lane k0
-#else
-  const int left = int(left_pad(inner));
-  const int lo = int(k0) + left - int(c0);
-  const int hi = lo + int(row_src);
-  uint ki0 = uint(clamp(lo, int(k0), int(k1)));
-  uint ki1 = uint(clamp(hi, int(k0), int(k1)));
-  if (!ok) ki1 = ki0;  // a constant pad's outer pad row: no data
-  const uint s0 = off + c0 + (ki0 - k0) - uint(left);  // source of lane ki0
-#endif
-  if (ki0 < ki1) {
-    const uvec4 v = shift_up(load16_masked(s0 * uint(ELEM_BYTES)), ki0 * uint(ELEM_BYTES));
-    r = v & byte_mask(ki0 * uint(ELEM_BYTES), ki1 * uint(ELEM_BYTES));
-  }
-#if MODE != 3
-  [[unroll]] for (uint k = 0u; k < uint(CHUNK_ELEMS); ++k) {
-    if (k >= k0 && k < k1 && (k < ki0 || k >= ki1)) {
-#if MODE == 0
-#if ELEM_BYTES == 8
-      const ELEM v = uvec2(pc.fill_lo, pc.fill_hi);
-#else
-      const ELEM v = pc.fill_lo;
-#endif
-#else
-      uint s;
-      map_coord(inner, c0 + (k - k0), s);
-      const ELEM v = load_elem(off + s);
-#endif
-      put_elem(r, k, v);
-    }
-  }
-#endif
-  return r;
-}
-
 // Moves the walk to the next row: increments the outer coordinates and remaps them.
 void next_row(inout uint coord[7], out uint outer_off, out bool outer_ok, uint inner, uint row_src) {
   outer_off = 0u;
@@ -143,6 +101,18 @@ void next_row(inout uint coord[7], out uint outer_off, out bool outer_ok, uint i
     }
   }
 }
+
+#if ELEM_BYTES <= 2
+// 4 bytes of the source starting at byte `b0` (one or two word loads and a funnel shift); all four
+// bytes are data.
+uint load4(uint b0) {
+  const uint w = b0 >> 2;
+  const uint sh = (b0 & 3u) * 8u;
+  const uint lo = src[w];
+  if (sh == 0u) return lo;
+  return (lo >> sh) | (src[w + 1u] << (32u - sh));
+}
+#endif
 
 // Where the walk stands at destination chunk `chunk`: c along the innermost axis, coord[] on the
 // outer axes, and the outer axes' source offset and validity.
@@ -194,79 +164,91 @@ void write_chunk(uint chunk, uint inner, uint row_dst, uint row_src, uint c, uin
     }
   }
 
-  // The chunk touches a pad or a row end. With rows of at least a chunk, it spans at most two rows:
-  // each part is a window load plus its pad lanes, so a warp holding a few such chunks is not held
-  // up by element-by-element work.
-  const uint lanes = min(uint(CHUNK_ELEMS), pc.n_dst - first);
-  if (row_dst >= uint(CHUNK_ELEMS)) {
-    const uint m = min(lanes, row_dst - c);
-    uvec4 out_chunk = row_part(0u, m, c, outer_off, outer_ok, inner, row_src);
-    if (m < lanes) {
-      next_row(coord, outer_off, outer_ok, inner, row_src);
-      out_chunk |= row_part(m, lanes, 0u, outer_off, outer_ok, inner, row_src);
-    }
-    dst[chunk] = out_chunk;
-    return;
-  }
-
-  // Rows shorter than a chunk: element by element.
+  // Slow path (the chunk touches a pad or a row end): word by word, so only the words that do are
+  // taken element by element, and a warp with a few such chunks does not pay 16 element loads.
   uvec4 out_chunk = uvec4(0u);
-  [[unroll]] for (uint k = 0u; k < uint(CHUNK_ELEMS); ++k) {
-    if (k < lanes) {
-      uint s;
-      const bool ok = map_coord(inner, c, s) && outer_ok;
+  uint e = first;
+  [[unroll]] for (uint w = 0u; w < 4u; ++w) {
+#if ELEM_BYTES <= 2
+    const uint EPW = 4u / uint(ELEM_BYTES);  // elements per word
+#if MODE == 3
+    const bool word_inside = true;
+    const uint wi0 = c + left_pad(inner);
+#else
+    const int wi = int(c) - int(left_pad(inner));
+    const bool word_inside = wi >= 0 && uint(wi) + EPW <= row_src;
+    const uint wi0 = uint(wi);
+#endif
+    if (outer_ok && c + EPW < row_dst && word_inside && e + EPW <= pc.n_dst) {
+      out_chunk[w] = load4((outer_off + wi0) * uint(ELEM_BYTES));
+      c += EPW;
+      e += EPW;
+      continue;
+    }
+    const uint per_word = EPW;
+#else
+    const uint per_word = 1u;
+    if (w >= uint(CHUNK_ELEMS)) break;
+#endif
+    [[unroll]] for (uint j = 0u; j < per_word; ++j) {
+      const uint k = w * per_word + j;  // element index in the chunk
+      if (e < pc.n_dst) {
+        uint s;
+        const bool ok = map_coord(inner, c, s) && outer_ok;
 #if MODE == 0
-      // A branch, not a select: a pad slot's source index is out of range and must never be read.
+        // A branch, not a select: a pad slot's source index is out of range and must never be read.
 #if ELEM_BYTES == 8
-      ELEM v = uvec2(pc.fill_lo, pc.fill_hi);
+        ELEM v = uvec2(pc.fill_lo, pc.fill_hi);
 #else
-      ELEM v = pc.fill_lo;
+        ELEM v = pc.fill_lo;
 #endif
-      if (ok) v = load_elem(outer_off + s);
+        if (ok) v = load_elem(outer_off + s);
 #else
-      const ELEM v = load_elem(outer_off + s);
+        const ELEM v = load_elem(outer_off + s);
 #endif
-      put_elem(out_chunk, k, v);
-      if (++c == row_dst) {
-        c = 0u;
-        next_row(coord, outer_off, outer_ok, inner, row_src);
+        put_elem(out_chunk, k, v);
+        ++e;
+        // Step to the next element; on a row end, carry into the outer axes and remap them.
+        if (++c == row_dst) {
+          c = 0u;
+          next_row(coord, outer_off, outer_ok, inner, row_src);
+        }
       }
     }
   }
   dst[chunk] = out_chunk;
 }
 
-// Each invocation writes CHUNKS_PER_INVOCATION chunks, 32 chunks apart (so every store of a warp is
-// one contiguous run): the index math of locate() is done once, and the later chunks step along the
-// row by addition, dividing again only where a row end is crossed.
-#define CHUNKS_PER_INVOCATION 4u
+// Long rows (LONG_ROW_BYTES and more): each invocation writes 4 chunks, 32 chunks apart (every
+// store of a warp is one contiguous run), locating the first and stepping along the row by
+// addition for the others. Shorter rows: one chunk per invocation, where more parallelism pays more
+// than saved index math (measured on the H200). The wrapper sizes the dispatch by the same rule.
+#define LONG_ROW_BYTES 8192u
 
 void main() {
   const uint g = gl_GlobalInvocationID.x + gl_GlobalInvocationID.y * gl_NumWorkGroups.x * gl_WorkGroupSize.x;
-  if (g >= pc.n_chunks) return;  // invocations: 32 per block of 32 * CHUNKS_PER_INVOCATION chunks
+  if (g >= pc.n_chunks) return;  // invocations, the dispatch bound
   const uint total = (pc.n_dst * uint(ELEM_BYTES) + 15u) / 16u;
   const uint inner = pc.rank - 1u;
   const uint row_dst = dst_dim(inner);
   const uint row_src = src_dim(inner);
-  const uint step = 32u * uint(CHUNK_ELEMS);  // elements between this invocation's chunks
-  uint q = (g / 32u) * (32u * CHUNKS_PER_INVOCATION) + (g % 32u);
+  const bool long_rows = row_dst * uint(ELEM_BYTES) >= LONG_ROW_BYTES;
+  const uint per_invocation = long_rows ? 4u : 1u;
+  uint q = long_rows ? (g / 32u) * 128u + (g % 32u) : g;
   if (q >= total) return;
   uint c, outer_off;
   uint coord[7];
   bool outer_ok;
   locate(q, inner, row_dst, row_src, c, coord, outer_off, outer_ok);
-  [[unroll]] for (uint k = 0u; k < CHUNKS_PER_INVOCATION; ++k) {
+  const uint step = 32u * uint(CHUNK_ELEMS);  // elements between an invocation's chunks (< a long row)
+  for (uint k = 0u; k < per_invocation; ++k) {
     if (k > 0u) {
       q += 32u;
       if (q >= total) return;
       c += step;
-      if (c >= row_dst) {
-        if (step <= row_dst) {  // crossed exactly one row end
-          c -= row_dst;
-          next_row(coord, outer_off, outer_ok, inner, row_src);
-        } else {
-          locate(q, inner, row_dst, row_src, c, coord, outer_off, outer_ok);
-        }
+      if (c >= row_dst) {  // crossed one row end
+        c -= row_dst;
+        next_row(coord, outer_off, outer_ok, inner, row_src);
       }
     }
     write_chunk(q, inner, row_dst, row_src, c, coord, outer_off, outer_ok);

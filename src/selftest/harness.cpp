@@ -104,7 +104,8 @@ std::vector<Case> cases_for(const Target& t, bool bandwidth_case) {
     out.push_back(c);
   }
   // Long odd rows: the kernels' in-row fast path at every byte alignment of the source.
-  for (std::int64_t width : {203, 77, 613}) {  // 613: rows of 31+ chunks even for 1-byte elements
+  // 8300: rows of 8 KiB and more even for 1-byte elements (the kernels' long-row path).
+  for (std::int64_t width : {203, 77, 613, 8300}) {
     Case c;
     c.seed = rng();
     c.fill = fill_for();
