@@ -232,16 +232,20 @@ void main() {
   const uint inner = pc.rank - 1u;
   const uint row_dst = dst_dim(inner);
   const uint row_src = src_dim(inner);
-  const bool long_rows = row_dst * uint(ELEM_BYTES) >= LONG_ROW_BYTES;
-  const uint per_invocation = long_rows ? 4u : 1u;
-  uint q = long_rows ? (g / 32u) * 128u + (g % 32u) : g;
-  if (q >= total) return;
   uint c, outer_off;
   uint coord[7];
   bool outer_ok;
+  if (row_dst * uint(ELEM_BYTES) < LONG_ROW_BYTES) {  // one chunk per invocation
+    if (g >= total) return;
+    locate(g, inner, row_dst, row_src, c, coord, outer_off, outer_ok);
+    write_chunk(g, inner, row_dst, row_src, c, coord, outer_off, outer_ok);
+    return;
+  }
+  uint q = (g / 32u) * 128u + (g % 32u);
+  if (q >= total) return;
   locate(q, inner, row_dst, row_src, c, coord, outer_off, outer_ok);
   const uint step = 32u * uint(CHUNK_ELEMS);  // elements between an invocation's chunks (< a long row)
-  for (uint k = 0u; k < per_invocation; ++k) {
+  [[unroll]] for (uint k = 0u; k < 4u; ++k) {
     if (k > 0u) {
       q += 32u;
       if (q >= total) return;

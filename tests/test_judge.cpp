@@ -30,6 +30,7 @@ TEST_F(GpuTest, JudgeWritesACostTableThePlannerCanRead) {
   options.max_bytes = 1 << 20;
   options.reps = 3;
   options.kernel_filter = "pad_reflect_b4";
+  options.warm_up_seconds = 0.05;
   judge::CostTable table;
   int calls = 0;
   judge::run_judge(ctx().runtime(), options, table, [&](const judge::JudgeProgress& p) {
@@ -73,6 +74,7 @@ TEST_F(GpuTest, BenchReportsBandwidthAgainstTheCopyRoofline) {
   judge::BenchOptions options;
   options.sets = {judge::default_sets(true)[2]};  // small
   options.kernel_filter = "pad_const_b4";
+  options.warm_up_seconds = 0.05;
   options.reps = 3;
   const auto result = judge::run_bench(ctx().runtime(), options, [](const judge::BenchRow&) {});
   ASSERT_EQ(result.rows.size(), 1u);

@@ -91,6 +91,7 @@ BenchResult run_bench(rt::Device& device, const BenchOptions& options,
     copy_ns[bytes] = ns;
     return std::make_pair(ns, 2.0 * bytes);
   };
+  warm_up(device, options.warm_up_seconds);
   {  // the device's ceiling: a large copy
     const std::uint64_t big = std::min<std::uint64_t>(2ull << 30, device.info().max_storage_buffer_range);
     const auto [ns, bytes] = copy_time(std::min<std::uint64_t>(big, device.info().device_local_heap_bytes / 8));

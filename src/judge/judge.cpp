@@ -60,6 +60,7 @@ void run_judge(rt::Device& device, const JudgeOptions& options, CostTable& table
         seen.insert(t.kernel).second)
       targets.push_back(t);
   BufferPool pool(device);
+  warm_up(device, options.warm_up_seconds);
   std::size_t index = 0;
   for (const auto& t : targets) {
     const auto& contract = fkc::require_contract(t.kernel);

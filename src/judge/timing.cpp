@@ -1,12 +1,30 @@
 #include "judge/timing.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <vector>
 
 #include "fvk/error.hpp"
 #include "ops/launch.hpp"
+#include "ops/pad_family.hpp"
 
 namespace fvk::judge {
+
+void warm_up(rt::Device& device, double seconds) {
+  const std::uint64_t bytes = std::min<std::uint64_t>(256ull << 20, device.info().max_storage_buffer_range / 4);
+  rt::Buffer src(device, bytes, rt::MemoryKind::Device), dst(device, bytes, rt::MemoryKind::Device);
+  const auto start = std::chrono::steady_clock::now();
+  while (std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() < seconds) {
+    rt::Stream s(device, 0);
+    for (int i = 0; i < 20; ++i) {
+      s.fill(dst, static_cast<std::uint32_t>(i));
+      s.barrier();
+      ops::record_copy(s, dst, src, bytes);
+      s.barrier();
+    }
+    s.submit_and_wait();
+  }
+}
 
 Timing time_gpu(rt::Device& device, const std::function<void(rt::Stream&)>& record, int warmup, int reps) {
   if (!device.info().timestamps) fail(ErrorCode::FeatureMissing, "the device has no compute timestamps to time with");

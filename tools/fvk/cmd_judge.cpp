@@ -26,6 +26,7 @@ Registrar reg_judge([](CLI::App& app, GlobalOptions& global) {
   sub->add_option("--out", *out, "cost table path (default: env FVK_COST_TABLE or ~/.cache/fvk/cost_table.json)");
   sub->add_option("--max-bytes", opts->max_bytes, "largest rung of the size ladder, in bytes moved");
   sub->add_option("--reps", opts->reps, "timed repetitions per rung (median)");
+  sub->add_option("--warm-up", opts->warm_up_seconds, "seconds of large copies before timing (clocks ramp up)");
   sub->add_option("--kernel", opts->kernel_filter, "only kernels whose name contains this");
   set_action(sub, [&global, opts, out]() {
     Context ctx = make_context(global);
@@ -55,6 +56,7 @@ Registrar reg_bench([](CLI::App& app, GlobalOptions& global) {
   sub->add_option("--sets", *sets, "comma-separated subset of image,audio,small,rank5");
   sub->add_flag("--quick", *quick, "shrink the shapes (software devices, smoke tests)");
   sub->add_option("--reps", opts->reps, "timed repetitions (median)");
+  sub->add_option("--warm-up", opts->warm_up_seconds, "seconds of large copies before timing (clocks ramp up)");
   sub->add_option("--kernel", opts->kernel_filter, "only kernels whose name contains this");
   set_action(sub, [&global, json, csv, sets, quick, opts]() {
     Context ctx = make_context(global);
