@@ -22,19 +22,15 @@ void record_gather(rt::Stream& stream, const std::string& kernel_name, const Pad
   const PadGeometry g = coalesce(geometry);
   const std::uint64_t n_dst = static_cast<std::uint64_t>(numel(crop ? g.in : g.out));
   if (n_dst == 0) return;
-  // pad.comp writes one 16-byte chunk per invocation, or, for rows of 8 KiB and more, four chunks
-  // 32 apart (32 invocations per 128 chunks): the same rule as its main().
-  const std::uint64_t chunks = (n_dst * byte_width(dtype) + 15) / 16;
-  const std::uint64_t row_bytes = static_cast<std::uint64_t>(crop ? g.in.back() : g.out.back()) * byte_width(dtype);
-  const std::uint64_t invocations = row_bytes >= 8192 ? (chunks + 127) / 128 * 32 : chunks;
+  const std::uint64_t chunks = (n_dst * byte_width(dtype) + 15) / 16;  // one invocation per chunk
   const auto& kernel = stream.device().kernel(kernel_name);
   const auto sb = shape_buf(g);
   const rt::BufferRange bindings[] = {rt::whole(src), rt::whole(dst),
                                       stream.upload_small(std::as_bytes(std::span(sb)))};
-  const PadPush push{static_cast<std::uint32_t>(invocations), static_cast<std::uint32_t>(n_dst),
+  const PadPush push{static_cast<std::uint32_t>(chunks), static_cast<std::uint32_t>(n_dst),
                      static_cast<std::uint32_t>(g.in.size()), static_cast<std::uint32_t>(fill_bits),
                      static_cast<std::uint32_t>(fill_bits >> 32)};
-  stream.dispatch(kernel, bindings, bytes_of(push), invocations);
+  stream.dispatch(kernel, bindings, bytes_of(push), chunks);
 }
 
 }  // namespace
