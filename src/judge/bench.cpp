@@ -91,10 +91,12 @@ BenchResult run_bench(rt::Device& device, const BenchOptions& options,
     copy_ns[bytes] = ns;
     return std::make_pair(ns, 2.0 * bytes);
   };
-  warm_up(device, options.warm_up_seconds);
-  {  // the device's ceiling: a large copy
-    const std::uint64_t big = std::min<std::uint64_t>(2ull << 30, device.info().max_storage_buffer_range);
-    const auto [ns, bytes] = copy_time(std::min<std::uint64_t>(big, device.info().device_local_heap_bytes / 8));
+  {  // the device's ceiling: a large copy, after warming the device up with it
+    const std::uint64_t big = std::min<std::uint64_t>(
+        {2ull << 30, device.info().max_storage_buffer_range, device.info().device_local_heap_bytes / 8});
+    const std::uint64_t half = std::clamp<std::uint64_t>(big / 2 / 16 * 16, 16, 1ull << 30);
+    warm_up(device, *copy_pool.random(0, half), *copy_pool.scratch(0, half), options.warm_up_seconds);
+    const auto [ns, bytes] = copy_time(big);
     result.copy_roofline_gbps = bytes / ns;
   }
   for (const auto& set : options.sets) {

@@ -60,7 +60,10 @@ void run_judge(rt::Device& device, const JudgeOptions& options, CostTable& table
         seen.insert(t.kernel).second)
       targets.push_back(t);
   BufferPool pool(device);
-  warm_up(device, options.warm_up_seconds);
+  {
+    const std::uint64_t bytes = std::min<std::uint64_t>(256ull << 20, max_bytes);
+    warm_up(device, *pool.random(99, bytes), *pool.scratch(99, bytes), options.warm_up_seconds);
+  }
   std::size_t index = 0;
   for (const auto& t : targets) {
     const auto& contract = fkc::require_contract(t.kernel);

@@ -10,9 +10,8 @@
 
 namespace fvk::judge {
 
-void warm_up(rt::Device& device, double seconds) {
-  const std::uint64_t bytes = std::min<std::uint64_t>(256ull << 20, device.info().max_storage_buffer_range / 4);
-  rt::Buffer src(device, bytes, rt::MemoryKind::Device), dst(device, bytes, rt::MemoryKind::Device);
+void warm_up(rt::Device& device, const rt::Buffer& src, const rt::Buffer& dst, double seconds) {
+  const std::uint64_t bytes = std::min(src.allocated(), dst.allocated());
   const auto start = std::chrono::steady_clock::now();
   while (std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() < seconds) {
     rt::Stream s(device, 0);

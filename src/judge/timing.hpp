@@ -17,10 +17,11 @@ struct Timing {
   int reps = 0;
 };
 
-// Keeps the device busy with large copies for about `seconds` of wall time, so clocks have ramped up
-// before anything is timed (measured on the H200: the first shape set timed on a cold GPU ran up to
-// 2x slower than the same kernels a minute later).
-void warm_up(rt::Device& device, double seconds);
+// Keeps the device busy copying src to dst for about `seconds` of wall time, so clocks have ramped
+// up before anything is timed (on the H200 the first shape set timed on a cold GPU ran up to 2x
+// slower). The buffers are the caller's, kept for later: allocating and freeing scratch memory here
+// moved where later buffers landed, and timings with it.
+void warm_up(rt::Device& device, const rt::Buffer& src, const rt::Buffer& dst, double seconds);
 
 Timing time_gpu(rt::Device& device, const std::function<void(rt::Stream&)>& record, int warmup = 3, int reps = 15);
 
