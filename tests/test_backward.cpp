@@ -12,19 +12,12 @@
 #include "gpu_fixture.hpp"
 #include "reference/random_tensor.hpp"
 #include "reference/reference.hpp"
+#include "selftest/harness.hpp"
 
 namespace fvk::testing {
 namespace {
 
-double as_double(const HostTensor& t, std::size_t i) {
-  switch (t.dtype) {
-    case DType::F64: return t.get<double>(i);
-    case DType::F32: return t.get<float>(i);
-    case DType::F16: return detail::decode_float(t.get<std::uint16_t>(i), detail::kF16);
-    case DType::BF16: return detail::decode_float(t.get<std::uint16_t>(i), detail::kBF16);
-    default: return NAN;
-  }
-}
+using selftest::element_as_double;
 
 // grad_out of small integers: every partial sum is exact in every format, so any lost or doubled
 // contribution shows as a wrong value, whatever the order of the adds.
@@ -59,17 +52,18 @@ TEST_P(Backward, AtomicContentionLosesNothing) {
   HostTensor grad_out = integer_grad(dtype, grad_out_shape, rng);
   if (narrow)  // values in {0, 1}: partial sums never exceed the count, (p+1)^2
     for (std::size_t i = 0; i < grad_out.numel(); ++i)
-      if (as_double(grad_out, i) != 1.0) grad_out.set<std::uint16_t>(i, 0);
+      if (element_as_double(grad_out, i) != 1.0) grad_out.set<std::uint16_t>(i, 0);
   const PadGeometry g = infer_pad_backward(grad_out_shape, spec);
   const HostTensor exact = ref::pad_backward_exact(grad_out, g);
   for (int rep = 0; rep < 3; ++rep) {
     const HostTensor got = ctx().download(pad_backward(ctx(), ctx().upload(grad_out), spec, BackwardAlgorithm::Atomic));
     for (std::size_t i = 0; i < got.numel(); ++i)
-      ASSERT_EQ(as_double(got, i), exact.get<double>(i)) << "slot " << i << " rep " << rep;
+      ASSERT_EQ(element_as_double(got, i), exact.get<double>(i)) << "slot " << i << " rep " << rep;
   }
   // The deterministic gather gets the same exact sums.
   const HostTensor det = ctx().download(pad_backward(ctx(), ctx().upload(grad_out), spec));
-  for (std::size_t i = 0; i < det.numel(); ++i) ASSERT_EQ(as_double(det, i), exact.get<double>(i)) << "slot " << i;
+  for (std::size_t i = 0; i < det.numel(); ++i)
+    ASSERT_EQ(element_as_double(det, i), exact.get<double>(i)) << "slot " << i;
 }
 
 TEST_P(Backward, AtomicContentionOnOneSlot) {
@@ -77,8 +71,6 @@ TEST_P(Backward, AtomicContentionOnOneSlot) {
   const DType dtype = GetParam();
   const PadSpec spec{PadMode::Replicate, {4096}, {4096}};
   HostTensor grad_out = HostTensor::zeros(dtype, {8193});
-  std::mt19937_64 rng(3);
-  grad_out = integer_grad(dtype, {8193}, rng);
   for (std::size_t i = 0; i < grad_out.numel(); ++i) {  // all ones
     if (dtype == DType::F64)
       grad_out.set<double>(i, 1.0);
@@ -89,11 +81,11 @@ TEST_P(Backward, AtomicContentionOnOneSlot) {
   }
   const HostTensor got = ctx().download(pad_backward(ctx(), ctx().upload(grad_out), spec, BackwardAlgorithm::Atomic));
   if (dtype == DType::F32 || dtype == DType::F64) {
-    EXPECT_EQ(as_double(got, 0), 8193.0);
+    EXPECT_EQ(element_as_double(got, 0), 8193.0);
   } else {
     // Narrow formats saturate their integer range (f16 stops growing at 2048, bf16 at 256): the
     // atomic sum rounds on every add. What must hold: not below that stall point.
-    EXPECT_GE(as_double(got, 0), dtype == DType::F16 ? 2048.0 : 256.0);
+    EXPECT_GE(element_as_double(got, 0), dtype == DType::F16 ? 2048.0 : 256.0);
   }
 }
 
@@ -118,19 +110,18 @@ TEST_P(Backward, NarrowInputGetsBothReflections) {
   // n = 2 with reflect pads (1, 1): input element 0 also receives the right reflection and element 1
   // the left one; nothing may be lost.
   const DType dtype = GetParam();
-  HostTensor grad_out = HostTensor::zeros(dtype, {4});
   std::mt19937_64 rng(5);
-  grad_out = integer_grad(dtype, {4}, rng);
+  const HostTensor grad_out = integer_grad(dtype, {4}, rng);
   const PadSpec spec{PadMode::Reflect, {1}, {1}};
   const PadGeometry g = infer_pad_backward({4}, spec);
   const HostTensor exact = ref::pad_backward_exact(grad_out, g);
   // out = [x1, x0, x1, x0] for in = [x0, x1]: grad_in[0] = g1 + g3, grad_in[1] = g0 + g2.
-  EXPECT_EQ(exact.get<double>(0), as_double(grad_out, 1) + as_double(grad_out, 3));
-  EXPECT_EQ(exact.get<double>(1), as_double(grad_out, 0) + as_double(grad_out, 2));
+  EXPECT_EQ(exact.get<double>(0), element_as_double(grad_out, 1) + element_as_double(grad_out, 3));
+  EXPECT_EQ(exact.get<double>(1), element_as_double(grad_out, 0) + element_as_double(grad_out, 2));
   for (auto algorithm : {BackwardAlgorithm::Deterministic, BackwardAlgorithm::Atomic}) {
     const HostTensor got = ctx().download(pad_backward(ctx(), ctx().upload(grad_out), spec, algorithm));
-    EXPECT_EQ(as_double(got, 0), exact.get<double>(0));
-    EXPECT_EQ(as_double(got, 1), exact.get<double>(1));
+    EXPECT_EQ(element_as_double(got, 0), exact.get<double>(0));
+    EXPECT_EQ(element_as_double(got, 1), exact.get<double>(1));
   }
 }
 
@@ -153,7 +144,7 @@ TEST_F(GpuTest, NarrowDeterministicIsCloserToExactThanAtomic) {
     double det_err = 0, atom_err = 0, det_max = 0, atom_max = 0;
     for (std::size_t i = 0; i < det.numel(); ++i) {
       const double e = exact.get<double>(i);
-      const double d = std::fabs(as_double(det, i) - e), a = std::fabs(as_double(atom, i) - e);
+      const double d = std::fabs(element_as_double(det, i) - e), a = std::fabs(element_as_double(atom, i) - e);
       det_err += d;
       atom_err += a;
       det_max = std::max(det_max, d);

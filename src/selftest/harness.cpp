@@ -20,16 +20,6 @@ namespace {
 
 PadSpec spec_of(const Target& t, const Case& c) { return PadSpec{t.mode, c.left, c.right}; }
 
-double element_as_double(const HostTensor& t, std::size_t i) {
-  switch (t.dtype) {
-    case DType::F64: return t.get<double>(i);
-    case DType::F32: return t.get<float>(i);
-    case DType::F16: return detail::decode_float(t.get<std::uint16_t>(i), detail::kF16);
-    case DType::BF16: return detail::decode_float(t.get<std::uint16_t>(i), detail::kBF16);
-    default: fail(ErrorCode::Internal, "element_as_double on a non-float tensor");
-  }
-}
-
 double unit_roundoff(DType d) {
   switch (d) {
     case DType::F64: return std::ldexp(1.0, -53);
@@ -55,6 +45,16 @@ std::optional<std::string> first_difference(const HostTensor& got, const HostTen
 }
 
 }  // namespace
+
+double element_as_double(const HostTensor& t, std::size_t i) {
+  switch (t.dtype) {
+    case DType::F64: return t.get<double>(i);
+    case DType::F32: return t.get<float>(i);
+    case DType::F16: return detail::decode_float(t.get<std::uint16_t>(i), detail::kF16);
+    case DType::BF16: return detail::decode_float(t.get<std::uint16_t>(i), detail::kBF16);
+    default: fail(ErrorCode::Internal, "element_as_double on a non-float tensor");
+  }
+}
 
 std::vector<Case> cases_for(const Target& t, bool bandwidth_case) {
   std::vector<Case> out;

@@ -41,4 +41,7 @@ std::vector<Case> cases_for(const Target& target, bool bandwidth_case);
 
 Outcome run_case(Context& ctx, const Target& target, const Case& c);
 
+// Element i of an F64 / F32 / F16 / BF16 tensor, widened exactly.
+double element_as_double(const HostTensor& t, std::size_t i);
+
 }  // namespace fvk::selftest
