@@ -5,9 +5,11 @@
 #include <cstdlib>
 
 #include "fvk/context.hpp"
+#include "ops/targets.hpp"
 #include "runtime/device.hpp"
 #include "runtime/embedded.hpp"
 #include "runtime/spirv_reflect.hpp"
+#include "selftest/harness.hpp"
 
 namespace fvk::testing {
 namespace {
@@ -44,6 +46,35 @@ TEST(Validation, PlantedMisuseIsReported) {
   // A buffer with no usage flags breaks VUID-VkBufferCreateInfo-usage-requiredbitmask; drivers accept it.
   vk::raii::Buffer bad(ctx.runtime().device(), vk::BufferCreateInfo{.size = 16, .usage = {}});
   EXPECT_FALSE(ctx.validation_messages().empty());
+}
+
+}  // namespace
+}  // namespace fvk::testing
+
+namespace fvk::testing {
+namespace {
+
+// Dispatches that need more workgroups than x allows continue in y; every kernel must cover exactly
+// its chunks then too. With x capped at one workgroup, a few thousand chunks take many rows of y.
+TEST(Dispatch, TwoDimensionalGridsCoverEveryChunk) {
+  ContextOptions options;
+  options.max_workgroups_x = 1;
+  Context ctx(options);
+  ASSERT_EQ(ctx.device_info().max_workgroup_count_x, 1u);
+  for (const auto& target : ops::all_targets()) {
+    if (target.dtype != DType::F32 && target.dtype != DType::U8 && target.dtype != DType::F16 &&
+        target.dtype != DType::I64 && target.dtype != DType::F64)
+      continue;
+    selftest::Case c;
+    c.seed = 17;
+    c.shape = {40, 333};  // 845 to 6760 chunks of 16 bytes: 4 to 27 rows of y
+    c.left = {0, 0};
+    c.right = {0, 0};
+    if (target.op == ops::Op::Pad || target.op == ops::Op::PadBackward) c.left = c.right = {2, 3};
+    const auto o = selftest::run_case(ctx, target, c);
+    EXPECT_TRUE(o.pass) << target.kernel << " " << name(target.dtype) << ": " << o.detail;
+  }
+  EXPECT_TRUE(ctx.validation_messages().empty());
 }
 
 }  // namespace

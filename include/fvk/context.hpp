@@ -26,6 +26,9 @@ struct ContextOptions {
   // shaderBufferInt64Atomics, shaderBufferFloat32AtomicAdd), to exercise the refusal paths.
   // Also read from env FVK_DISABLE_FEATURES (comma-separated).
   std::vector<std::string> disabled_features;
+  // Caps the workgroups per dispatch along x below the device's limit (0: the device's), so that
+  // large dispatches spill into y as they do on devices with a 65535 limit. For tests.
+  std::uint32_t max_workgroups_x = 0;
 };
 
 class Context {

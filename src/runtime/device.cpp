@@ -214,6 +214,8 @@ Device::Device(const DeviceOptions& options) {
   physical_ = std::move(physicals[*chosen]);
   info_ = describe(physical_, static_cast<std::uint32_t>(*chosen));
   disable_features(info_, options.disabled_features);
+  if (options.max_workgroups_x > 0)
+    info_.max_workgroup_count_x = std::min(info_.max_workgroup_count_x, options.max_workgroups_x);
   if (!info_.push_descriptor)
     fail(ErrorCode::FeatureMissing,
          fmt::format("device '{}' lacks VK_KHR_push_descriptor, which fvk needs", info_.name));

@@ -38,6 +38,7 @@ struct DeviceOptions {
   std::string selector;                        // index or name substring; empty: env FVK_DEVICE, then default
   std::optional<bool> validation;              // default: env FVK_VALIDATION=1
   std::vector<std::string> disabled_features;  // plus env FVK_DISABLE_FEATURES
+  std::uint32_t max_workgroups_x = 0;          // 0: the device's limit
 };
 
 class Device {
