@@ -22,7 +22,12 @@ void record_gather(rt::Stream& stream, const std::string& kernel_name, const Pad
   const PadGeometry g = coalesce(geometry);
   const std::uint64_t n_dst = static_cast<std::uint64_t>(numel(crop ? g.in : g.out));
   if (n_dst == 0) return;
-  const std::uint64_t chunks = (n_dst * byte_width(dtype) + 15) / 16;  // one invocation per chunk
+  const std::uint64_t chunks_total = (n_dst * byte_width(dtype) + 15) / 16;
+  // pad.comp: one chunk per invocation, or four 32 apart on rows of 8 KiB and more (not for 1-byte
+  // elements, where one per invocation measured faster).
+  const std::uint64_t row_bytes = static_cast<std::uint64_t>(crop ? g.in.back() : g.out.back()) * byte_width(dtype);
+  const bool long_rows = row_bytes >= 8192 && byte_width(dtype) > 1;
+  const std::uint64_t chunks = long_rows ? (chunks_total + 127) / 128 * 32 : chunks_total;
   const auto& kernel = stream.device().kernel(kernel_name);
   const auto sb = shape_buf(g);
   const rt::BufferRange bindings[] = {rt::whole(src), rt::whole(dst),
