@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "core/float_bits.hpp"
+#include "fkc/catalog.hpp"
 #include "fvk/error.hpp"
 #include "fvk/tensor_view.hpp"
 #include "ops/contiguize.hpp"
@@ -54,6 +55,13 @@ double element_as_double(const HostTensor& t, std::size_t i) {
     case DType::BF16: return detail::decode_float(t.get<std::uint16_t>(i), detail::kBF16);
     default: fail(ErrorCode::Internal, "element_as_double on a non-float tensor");
   }
+}
+
+std::vector<std::string> missing_features(Context& ctx, const Target& target) {
+  std::vector<std::string> missing;
+  for (const auto f : fkc::require_contract(target.kernel).caps.requires_features)
+    if (!ops::device_has(ctx.device_info(), f)) missing.emplace_back(fkc::to_string(f));
+  return missing;
 }
 
 std::vector<Case> cases_for(const Target& t, bool bandwidth_case) {

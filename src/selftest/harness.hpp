@@ -41,6 +41,9 @@ std::vector<Case> cases_for(const Target& target, bool bandwidth_case);
 
 Outcome run_case(Context& ctx, const Target& target, const Case& c);
 
+// The device features the target's contract requires and the device lacks (empty: it can run).
+std::vector<std::string> missing_features(Context& ctx, const Target& target);
+
 // Element i of an F64 / F32 / F16 / BF16 tensor, widened exactly.
 double element_as_double(const HostTensor& t, std::size_t i);
 

@@ -19,11 +19,17 @@ Registrar reg([](CLI::App& app, GlobalOptions& global) {
     Context ctx = make_context(global);
     fmt::print("device: {} ({}, {})\n\n", ctx.device_info().name, ctx.device_info().type, ctx.device_info().driver);
     fmt::print("{:<30} {:<5} {:>5}  {:<10} {:>9}\n", "kernel", "dtype", "cases", "bit-exact", "GB/s");
-    int failures = 0, total = 0, rows = 0;
+    int failures = 0, total = 0, rows = 0, skipped = 0;
     std::size_t kernels = 0;
     std::map<std::string, bool> kernel_ok;
     for (const auto& target : selftest::all_targets()) {
       if (!filter->empty() && target.kernel.find(*filter) == std::string::npos) continue;
+      if (const auto missing = selftest::missing_features(ctx, target); !missing.empty()) {
+        fmt::print("{:<30} {:<5} {:>5}  skipped: the device lacks {}\n", target.kernel, name(target.dtype), 0,
+                   missing.front());
+        ++skipped;
+        continue;
+      }
       bool ok = true;
       std::string detail;
       double best_gbps = 0;
@@ -46,7 +52,8 @@ Registrar reg([](CLI::App& app, GlobalOptions& global) {
     }
     const auto messages = ctx.validation_messages();
     for (const auto& m : messages) fmt::print("validation: {}\n", m);
-    fmt::print("\n{} kernels, {} kernel x dtype rows, {} cases: {} rows failed{}\n", kernels, rows, total, failures,
+    fmt::print("\n{} kernels, {} kernel x dtype rows, {} cases: {} rows failed{}{}\n", kernels, rows, total, failures,
+               skipped ? fmt::format(", {} rows skipped (device features)", skipped) : "",
                messages.empty() ? "" : fmt::format(", {} validation messages", messages.size()));
     return failures == 0 && messages.empty() ? 0 : 1;
   });
