@@ -34,6 +34,14 @@ void upload_random(rt::Device& device, rt::Buffer& dst, std::uint64_t seed) {
   }
 }
 
+// A pad's shapes and element counts (backward: in = grad_in, out = grad_out).
+void take_geometry(Workload& w, const PadGeometry& g) {
+  w.in_shape = g.in;
+  w.out_shape = g.out;
+  w.n_in = static_cast<std::uint64_t>(numel(g.in));
+  w.n_out = static_cast<std::uint64_t>(numel(g.out));
+}
+
 }  // namespace
 
 std::shared_ptr<rt::Buffer> BufferPool::random(int slot, std::uint64_t bytes) {
@@ -99,10 +107,7 @@ Workload make_workload(BufferPool& pool, const ops::Target& t, const Shape& in_s
   const PadSpec spec{t.mode, left, right};
   if (t.op == ops::Op::Pad) {
     const PadGeometry g = infer_pad(in_shape, spec);
-    w.in_shape = g.in;
-    w.out_shape = g.out;
-    w.n_in = static_cast<std::uint64_t>(numel(g.in));
-    w.n_out = static_cast<std::uint64_t>(numel(g.out));
+    take_geometry(w, g);
     auto in = pool.random(0, w.n_in * bw);
     auto out = pool.scratch(0, w.n_out * bw);
     w.buffers = {in, out};
@@ -113,10 +118,7 @@ Workload make_workload(BufferPool& pool, const ops::Target& t, const Shape& in_s
   Shape grad_out_shape = in_shape;
   for (std::size_t a = 0; a < in_shape.size(); ++a) grad_out_shape[a] += left[a] + right[a];
   const PadGeometry g = infer_pad_backward(grad_out_shape, spec);
-  w.in_shape = g.in;
-  w.out_shape = g.out;
-  w.n_in = static_cast<std::uint64_t>(numel(g.in));
-  w.n_out = static_cast<std::uint64_t>(numel(g.out));
+  take_geometry(w, g);
   auto grad_out = pool.random(0, w.n_out * bw);
   auto grad_in = pool.scratch(0, w.n_in * bw);
   w.buffers = {grad_out, grad_in};

@@ -10,9 +10,6 @@
 
 namespace fvk::ops {
 
-void record_backward_const(rt::Stream& stream, const PadGeometry& g, DType dtype, const rt::Buffer& grad_out,
-                           const rt::Buffer& grad_in);  // pad.cpp
-
 namespace {}  // namespace
 
 std::string pad_backward_kernel(PadMode mode, DType dtype, BackwardAlgorithm algorithm) {

@@ -23,6 +23,9 @@ void check_masked_fill(const rt::Device& device, const Shape& shape, DType dtype
 
 void record_pad(rt::Stream& stream, const PadGeometry& g, DType dtype, const rt::Buffer& in, const rt::Buffer& out,
                 std::uint64_t fill_bits);
+// The constant-mode backward (a crop through pad.comp), pad.cpp.
+void record_backward_const(rt::Stream& stream, const PadGeometry& g, DType dtype, const rt::Buffer& grad_out,
+                           const rt::Buffer& grad_in);
 // Zero-fills grad_in first where the kernel accumulates.
 void record_pad_backward(rt::Stream& stream, const PadGeometry& g, DType dtype, const rt::Buffer& grad_out,
                          const rt::Buffer& grad_in, BackwardAlgorithm algorithm);
