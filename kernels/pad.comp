@@ -24,11 +24,13 @@ layout(set = 0, binding = 1, std430) writeonly buffer Dst { uvec4 dst[]; };
 layout(set = 0, binding = 2, std430) readonly buffer ShapeBuf { uint shape_buf[]; };
 
 layout(push_constant) uniform Params {
-  uint n_chunks;  // invocations, the dispatch bound (see main)
+  uint n_chunks;  // invocations of the fast region (see main)
   uint n_dst;     // elements of the destination
   uint rank;
   uint fill_lo;   // fill bit pattern (low word; MODE 0 only)
   uint fill_hi;   // high word for 8-byte elements
+  uint n_edge;    // invocations of the edge region, (rows + 1) * slots, dispatched after the fast one
+  uint slots;     // edge invocations per row boundary
 } pc;
 
 uint in_dim(uint a) { return shape_buf[a]; }
@@ -75,11 +77,6 @@ ELEM load_elem(uint idx) {
   return src[idx];
 #endif
 }
-
-
-
-
-
 
 // Moves the walk to the next row: increments the outer coordinates and remaps them.
 void next_row(inout uint coord[7], out uint outer_off, out bool outer_ok, uint inner, uint row_src) {
@@ -219,25 +216,66 @@ void write_chunk(uint chunk, uint inner, uint row_dst, uint row_src, uint c, uin
   dst[chunk] = out_chunk;
 }
 
-// Long rows (LONG_ROW_BYTES and more): each invocation writes 4 chunks, 32 chunks apart (every
-// store of a warp is one contiguous run), locating the first and stepping along the row by
-// addition for the others. Shorter rows: one chunk per invocation, where more parallelism pays more
-// than saved index math (measured on the H200). The wrapper sizes the dispatch by the same rule.
+// Two regions in one dispatch, so that a warp runs either the fast path or the slow one and never
+// waits on both:
+//  - the fast region walks every chunk of the destination and writes those that lie inside one row,
+//    clear of that row's pads (it leaves every other chunk alone);
+//  - the edge region enumerates, per row boundary, the few chunks around it and writes exactly the
+//    ones the fast region left (those with a pad slot or a row end inside).
+// Rows of LONG_ROW_BYTES and more: each fast invocation takes 4 chunks, 32 chunks apart (every
+// store of a warp is one contiguous run). Shorter rows: one chunk per invocation, where more
+// parallelism pays more than saved index math (measured on the H200). The wrapper sizes both
+// regions by the same rules.
 #define LONG_ROW_BYTES 8192u
+
+// Pads of the innermost axis in destination elements (a crop has none).
+uint inner_left(uint inner) {
+#if MODE == 3
+  return 0u;
+#else
+  return left_pad(inner);
+#endif
+}
+uint inner_right(uint inner) {
+#if MODE == 3
+  return 0u;
+#else
+  return out_dim(inner) - in_dim(inner) - left_pad(inner);
+#endif
+}
+// Whether the chunk starting at column c reaches into a pad or past the row end.
+bool is_edge(uint c, uint row_dst, uint pl, uint pr) { return c < pl || c + uint(CHUNK_ELEMS) > row_dst - pr; }
 
 void main() {
   const uint g = gl_GlobalInvocationID.x + gl_GlobalInvocationID.y * gl_NumWorkGroups.x * gl_WorkGroupSize.x;
-  if (g >= pc.n_chunks) return;  // invocations, the dispatch bound
-  const uint total = (pc.n_dst * uint(ELEM_BYTES) + 15u) / 16u;
+  const uint E = uint(CHUNK_ELEMS);
+  const uint total = pc.n_dst / E + uint(pc.n_dst % E != 0u);  // chunks of the destination
   const uint inner = pc.rank - 1u;
   const uint row_dst = dst_dim(inner);
   const uint row_src = src_dim(inner);
+  const uint pl = inner_left(inner);
+  const uint pr = inner_right(inner);
   uint c, outer_off;
   uint coord[7];
   bool outer_ok;
+  // Without an edge region (rows too short for it to pay), the fast region writes every chunk.
+  const bool split = pc.n_edge != 0u;
+  if (g >= pc.n_chunks) {  // the edge region
+    const uint t = g - pc.n_chunks;
+    if (t >= pc.n_edge) return;
+    const uint b = t / pc.slots;  // row boundary b sits before element b * row_dst
+    const uint base = b * row_dst;
+    const uint k = (base - min(pr, base)) / E + (t - b * pc.slots);
+    if (k >= total || k * E > base + min(pl, pc.n_dst - base)) return;  // past this boundary's chunks
+    if (b > 0u && k * E <= base - row_dst + pl) return;                 // the previous boundary's
+    if (!is_edge((k * E) % row_dst, row_dst, pl, pr)) return;           // the fast region's
+    locate(k, inner, row_dst, row_src, c, coord, outer_off, outer_ok);
+    write_chunk(k, inner, row_dst, row_src, c, coord, outer_off, outer_ok);
+    return;
+  }
   // 1-byte elements keep one chunk per invocation on long rows too (measured 5-10 points faster).
   if (ELEM_BYTES == 1 || row_dst * uint(ELEM_BYTES) < LONG_ROW_BYTES) {  // one chunk per invocation
-    if (g >= total) return;
+    if (g >= total || (split && is_edge((g * E) % row_dst, row_dst, pl, pr))) return;
     locate(g, inner, row_dst, row_src, c, coord, outer_off, outer_ok);
     write_chunk(g, inner, row_dst, row_src, c, coord, outer_off, outer_ok);
     return;
@@ -245,7 +283,7 @@ void main() {
   uint q = (g / 32u) * 128u + (g % 32u);
   if (q >= total) return;
   locate(q, inner, row_dst, row_src, c, coord, outer_off, outer_ok);
-  const uint step = 32u * uint(CHUNK_ELEMS);  // elements between an invocation's chunks (< a long row)
+  const uint step = 32u * E;  // elements between an invocation's chunks (< a long row)
   [[unroll]] for (uint k = 0u; k < 4u; ++k) {
     if (k > 0u) {
       q += 32u;
@@ -256,6 +294,6 @@ void main() {
         next_row(coord, outer_off, outer_ok, inner, row_src);
       }
     }
-    write_chunk(q, inner, row_dst, row_src, c, coord, outer_off, outer_ok);
+    if (!split || !is_edge(c, row_dst, pl, pr)) write_chunk(q, inner, row_dst, row_src, c, coord, outer_off, outer_ok);
   }
 }

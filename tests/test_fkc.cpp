@@ -90,7 +90,7 @@ TEST(FkcShipped, QueryApi) {
   EXPECT_EQ(c.data_input().layout.strided, LayoutAcceptance::Rejected);
   EXPECT_EQ(c.caps.awkward_layout_strategy, AwkwardLayoutStrategy::RequiresContiguous);
   EXPECT_EQ(c.determinism, Determinism::Bitwise);
-  EXPECT_EQ(c.link.push_constant_bytes, 20u);
+  EXPECT_EQ(c.link.push_constant_bytes, 28u);
   auto s = c.base_symbols();
   s["n_out"] = 100;
   s["n_in"] = 60;

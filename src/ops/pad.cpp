@@ -1,12 +1,26 @@
 // Pad forward and the constant-mode backward: both are index-map gathers through pad.comp.
 #include <fmt/format.h>
 
+#include <limits>
+
 #include "fvk/error.hpp"
 #include "ops/launch.hpp"
 #include "ops/pad_family.hpp"
 
 namespace fvk::ops {
 namespace {
+
+// pad.comp's push constants: 28 bytes.
+struct GatherPush {
+  std::uint32_t n_fast;  // invocations of the fast region
+  std::uint32_t n_dst;   // elements of the destination
+  std::uint32_t rank;
+  std::uint32_t fill_lo;
+  std::uint32_t fill_hi;
+  std::uint32_t n_edge;  // invocations of the edge region (0: none, the fast region writes everything)
+  std::uint32_t slots;   // edge invocations per row boundary
+};
+static_assert(sizeof(GatherPush) == 28);
 
 const char* mode_word(PadMode mode) {
   switch (mode) {
@@ -22,20 +36,30 @@ void record_gather(rt::Stream& stream, const std::string& kernel_name, const Pad
   const PadGeometry g = coalesce(geometry);
   const std::uint64_t n_dst = static_cast<std::uint64_t>(numel(crop ? g.in : g.out));
   if (n_dst == 0) return;
-  const std::uint64_t chunks_total = (n_dst * byte_width(dtype) + 15) / 16;
-  // pad.comp: one chunk per invocation, or four 32 apart on rows of 8 KiB and more (not for 1-byte
-  // elements, where one per invocation measured faster).
-  const std::uint64_t row_bytes = static_cast<std::uint64_t>(crop ? g.in.back() : g.out.back()) * byte_width(dtype);
-  const bool long_rows = row_bytes >= 8192 && byte_width(dtype) > 1;
-  const std::uint64_t chunks = long_rows ? (chunks_total + 127) / 128 * 32 : chunks_total;
+  const std::uint64_t width = byte_width(dtype);
+  const std::uint64_t chunk_elems = 16 / width;
+  const std::uint64_t chunks_total = (n_dst + chunk_elems - 1) / chunk_elems;
+  // pad.comp's fast region: one chunk per invocation, or four 32 apart on rows of 8 KiB and more
+  // (not for 1-byte elements, where one per invocation measured faster).
+  const std::uint64_t row = static_cast<std::uint64_t>(crop ? g.in.back() : g.out.back());
+  const bool long_rows = row * width >= 8192 && width > 1;
+  const std::uint64_t fast = long_rows ? (chunks_total + 127) / 128 * 32 : chunks_total;
+  // Its edge region: `slots` invocations per row boundary for the chunks holding a pad slot or a
+  // row end. Rows under 32 bytes have hardly any other chunk, so they go without one.
+  const std::uint64_t left = crop ? 0 : static_cast<std::uint64_t>(g.left.back());
+  const std::uint64_t right = crop ? 0 : static_cast<std::uint64_t>(g.right.back());
+  const std::uint64_t slots = (left + right) / chunk_elems + 2;
+  std::uint64_t edge = (n_dst / row + 1) * slots;
+  if (row * width < 32 || fast + edge > std::numeric_limits<std::uint32_t>::max()) edge = 0;
   const auto& kernel = stream.device().kernel(kernel_name);
   const auto sb = shape_buf(g);
   const rt::BufferRange bindings[] = {rt::whole(src), rt::whole(dst),
                                       stream.upload_small(std::as_bytes(std::span(sb)))};
-  const PadPush push{static_cast<std::uint32_t>(chunks), static_cast<std::uint32_t>(n_dst),
-                     static_cast<std::uint32_t>(g.in.size()), static_cast<std::uint32_t>(fill_bits),
-                     static_cast<std::uint32_t>(fill_bits >> 32)};
-  stream.dispatch(kernel, bindings, bytes_of(push), chunks);
+  const GatherPush push{static_cast<std::uint32_t>(fast),      static_cast<std::uint32_t>(n_dst),
+                        static_cast<std::uint32_t>(g.in.size()), static_cast<std::uint32_t>(fill_bits),
+                        static_cast<std::uint32_t>(fill_bits >> 32), static_cast<std::uint32_t>(edge),
+                        static_cast<std::uint32_t>(slots)};
+  stream.dispatch(kernel, bindings, bytes_of(push), fast + edge);
 }
 
 }  // namespace

@@ -123,6 +123,24 @@ std::vector<Case> cases_for(const Target& t, bool bandwidth_case) {
     if (t.op != Op::Pad && t.op != Op::PadBackward) c.left = c.right = {0, 0};
     out.push_back(c);
   }
+  // Rows around the 32-byte threshold of pad.comp's edge region and innermost pads wider than a
+  // 16-byte chunk: every row boundary owns several edge chunks, neighbours share none.
+  if (t.op == Op::Pad || t.op == Op::PadBackward) {
+    struct Edge {
+      Shape shape;
+      std::vector<std::int64_t> left, right;
+    };
+    for (const auto& e : {Edge{{4, 33}, {1, 20}, {2, 7}}, Edge{{2, 3, 40}, {0, 2, 35}, {0, 0, 39}},
+                          Edge{{6, 8}, {0, 5}, {0, 7}}, Edge{{3, 16}, {1, 0}, {1, 0}}, Edge{{7, 5}, {2, 4}, {0, 4}}}) {
+      Case c;
+      c.seed = rng();
+      c.fill = fill_for();
+      c.shape = e.shape;
+      c.left = e.left;
+      c.right = e.right;
+      out.push_back(c);
+    }
+  }
   if (bandwidth_case) {
     Case c;
     c.seed = rng();
