@@ -27,13 +27,23 @@ void warm_up(rt::Device& device, const rt::Buffer& src, const rt::Buffer& dst, d
 
 Timing time_gpu(rt::Device& device, const std::function<void(rt::Stream&)>& record, int warmup, int reps) {
   if (!device.info().timestamps) fail(ErrorCode::FeatureMissing, "the device has no compute timestamps to time with");
+  // Warm-up by time, not by count: after the host has kept the device idle (allocating, filling
+  // buffers), its clocks drop, and a few runs of a short op would be timed before they are back up
+  // (on the H200 such rows measured 2-7x slow, at random). Batches of the op itself double until
+  // about 30 ms of wall time have gone by, after at least `warmup` runs.
   {
-    rt::Stream warm(device, 0);
-    for (int i = 0; i < warmup; ++i) {
-      record(warm);
-      warm.barrier();
+    const auto start = std::chrono::steady_clock::now();
+    int batch = std::max(warmup, 1);
+    for (;;) {
+      rt::Stream warm(device, 0);
+      for (int i = 0; i < batch; ++i) {
+        record(warm);
+        warm.barrier();
+      }
+      warm.submit_and_wait();
+      if (std::chrono::steady_clock::now() - start >= std::chrono::milliseconds(30)) break;
+      batch = std::min(batch * 2, 4096);
     }
-    warm.submit_and_wait();
   }
   rt::Stream s(device, static_cast<std::uint32_t>(reps + 1));
   std::vector<std::uint32_t> marks{s.timestamp()};

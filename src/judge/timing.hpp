@@ -1,5 +1,6 @@
-// GPU timing with timestamp queries: warm-up runs, then `reps` runs each between two timestamps
-// (a barrier after each, so runs do not overlap), and the median.
+// GPU timing with timestamp queries: warm-up runs (at least `warmup`, and about 30 ms of them), then
+// `reps` runs each between two timestamps (a barrier after each, so runs do not overlap), and the
+// median.
 #pragma once
 
 #include <cstdint>

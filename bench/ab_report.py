@@ -1,0 +1,34 @@
+#!/usr/bin/env python3
+"""Tables the A/B runs of bench/ab_compare.sh: per set and kernel/dtype, each variant's fraction of
+the same-run copy (median over rounds) and its time relative to the first variant."""
+import json
+import pathlib
+import re
+import statistics
+import sys
+
+
+def main(folder, variants):
+    runs = {}
+    for path in sorted(pathlib.Path(folder).glob("*_r*.json")):
+        m = re.fullmatch(r"(.+)_r(\d+)\.json", path.name)
+        if not m or m.group(1) not in variants:
+            continue
+        for row in json.loads(path.read_text())["results"]:
+            key = (row["shape_set"], row["kernel"], row["dtype"])
+            runs.setdefault(key, {}).setdefault(m.group(1), []).append(row)
+    print("| set | kernel | dtype | " + " | ".join(f"{v} of copy" for v in variants) + " | " +
+          " | ".join(f"{v} time / {variants[0]}" for v in variants[1:]) + " |")
+    print("| --- | --- | --- | " + " | ".join("---:" for _ in range(2 * len(variants) - 1)) + " |")
+    for key in sorted(runs):
+        per = runs[key]
+        if not all(v in per for v in variants):
+            continue
+        frac = {v: statistics.median(r["roofline_fraction"] for r in per[v]) for v in variants}
+        ns = {v: statistics.median(r["gpu_ns"] for r in per[v]) for v in variants}
+        cells = [f"{frac[v]:.0%}" for v in variants] + [f"{ns[v] / ns[variants[0]]:.2f}" for v in variants[1:]]
+        print(f"| {key[0]} | `{key[1]}` | {key[2]} | " + " | ".join(cells) + " |")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1], sys.argv[2:])
