@@ -2,9 +2,10 @@
 # A/B of kernel variants on the GPU machine: runs `fvk bench` of each packed variant in turn, round
 # after round, so that every variant meets the same device state (clocks, memory placement drift).
 # Usage (on the GPU machine, from the repo root):
-#   bash bench/ab_compare.sh ROUNDS SETS KERNEL_FILTER VARIANT_DIR...
-# Each VARIANT_DIR holds an fvk binary (bench/pack_for_gpu.sh makes .gpu/; copy builds of other
-# commits next to it). Results: $OUT/<variant>_r<round>.json; compare with bench/ab_report.py.
+#   bash bench/ab_compare.sh ROUNDS SETS KERNEL_FILTER VARIANT...
+# A VARIANT is a folder holding an fvk binary (bench/pack_for_gpu.sh makes .gpu/; copy builds of
+# other commits next to it), optionally followed by :NAME=VALUE to run it with that environment
+# variable set. Results: $OUT/<variant>_r<round>.json; compare with bench/ab_report.py.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 out="${OUT:-gpu-out}"; mkdir -p "$out"
@@ -16,9 +17,10 @@ if ! .gpu/fvk devices > /dev/null 2>&1; then
 fi
 for r in $(seq 1 "$rounds"); do
   for v in "$@"; do
-    name="$(basename "$v")"
+    dir="${v%%:*}"; env=(); name="$(basename "$dir")"
+    if [[ "$v" == *:* ]]; then env=("${v#*:}"); name="$name-${v#*=}"; fi
     start=$SECONDS
-    "$v/fvk" bench --sets "$sets" --kernel "$filter" --json "$out/${name}_r$r.json" > /dev/null 2>&1
+    env "${env[@]}" "$dir/fvk" bench --sets "$sets" --kernel "$filter" --json "$out/${name}_r$r.json" > /dev/null 2>&1
     echo "round $r $name exit $? in $((SECONDS - start)) s"
   done
 done

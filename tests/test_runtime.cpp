@@ -23,7 +23,7 @@ TEST(SpirvReflect, KernelsHaveThreeBindingsAndTheirPushConstantBlocks) {
         k.name == "copy_b4" ? std::vector<std::uint32_t>{0, 1} : std::vector<std::uint32_t>{0, 1, 2};
     EXPECT_EQ(iface.storage_buffer_bindings, want) << k.name;
     if (k.name.rfind("pad_", 0) == 0) {
-      // pad.comp (forward and the constant backward) adds its edge region's two words.
+      // pad.comp (forward and the constant backward) adds two words for its edge pass.
       const bool gather = k.name.find("backward") == std::string::npos || k.name.find("const") != std::string::npos;
       EXPECT_EQ(iface.push_constant_bytes, gather ? 28u : 20u) << k.name;
       ++seen;

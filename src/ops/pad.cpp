@@ -1,7 +1,9 @@
 // Pad forward and the constant-mode backward: both are index-map gathers through pad.comp.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <limits>
+#include <vector>
 
 #include "fvk/error.hpp"
 #include "ops/launch.hpp"
@@ -12,15 +14,36 @@ namespace {
 
 // pad.comp's push constants: 28 bytes.
 struct GatherPush {
-  std::uint32_t n_fast;  // invocations of the fast region
+  std::uint32_t n_main;  // invocations of the main pass
   std::uint32_t n_dst;   // elements of the destination
   std::uint32_t rank;
   std::uint32_t fill_lo;
   std::uint32_t fill_hi;
-  std::uint32_t n_edge;  // invocations of the edge region (0: none, the fast region writes everything)
+  std::uint32_t n_edge;  // invocations of the edge pass (0: none)
   std::uint32_t slots;   // edge invocations per row boundary
 };
 static_assert(sizeof(GatherPush) == 28);
+
+// pad.comp's passes (its specialization constant REGION).
+constexpr std::uint32_t kOnePass = 0, kInnerPass = 1, kEdgePass = 2;
+
+// pad.comp's shape_buf: [in_shape, out_shape, left_pad] and, for every destination dim d, the
+// multiplier and the two shifts (low byte, next byte) that divide by d without a divide instruction
+// (Granlund and Montgomery, "Division by invariant integers using multiplication", fig. 4.1).
+std::vector<std::uint32_t> gather_shape_buf(const PadGeometry& g, bool crop) {
+  std::vector<std::uint32_t> buf = shape_buf(g);
+  const Shape& dst = crop ? g.in : g.out;
+  std::vector<std::uint32_t> shifts;
+  for (const auto dim : dst) {
+    const auto d = static_cast<std::uint64_t>(dim);
+    std::uint32_t l = 0;
+    while ((std::uint64_t{1} << l) < d) ++l;  // ceil(log2 d)
+    buf.push_back(static_cast<std::uint32_t>((std::uint64_t{1} << 32) * ((std::uint64_t{1} << l) - d) / d + 1));
+    shifts.push_back(std::min<std::uint32_t>(l, 1) | (l == 0 ? 0 : l - 1) << 8);
+  }
+  buf.insert(buf.end(), shifts.begin(), shifts.end());
+  return buf;
+}
 
 const char* mode_word(PadMode mode) {
   switch (mode) {
@@ -39,27 +62,35 @@ void record_gather(rt::Stream& stream, const std::string& kernel_name, const Pad
   const std::uint64_t width = byte_width(dtype);
   const std::uint64_t chunk_elems = 16 / width;
   const std::uint64_t chunks_total = (n_dst + chunk_elems - 1) / chunk_elems;
-  // pad.comp's fast region: one chunk per invocation, or four 32 apart on rows of 8 KiB and more
-  // (not for 1-byte elements, where one per invocation measured faster).
+  // Main pass: one chunk per invocation, or four 32 apart on rows of 8 KiB and more (not for 1-byte
+  // elements, where one per invocation measured faster).
   const std::uint64_t row = static_cast<std::uint64_t>(crop ? g.in.back() : g.out.back());
   const bool long_rows = row * width >= 8192 && width > 1;
-  const std::uint64_t fast = long_rows ? (chunks_total + 127) / 128 * 32 : chunks_total;
-  // Its edge region: `slots` invocations per row boundary for the chunks holding a pad slot or a
-  // row end. Rows under 32 bytes have hardly any other chunk, so they go without one.
+  const std::uint64_t main_pass = long_rows ? (chunks_total + 127) / 128 * 32 : chunks_total;
+  // Edge pass: `slots` invocations per row boundary for the chunks holding a pad slot or a row end,
+  // where there are such chunks and rows of 32 bytes and more (shorter ones have hardly any other
+  // chunk).
   const std::uint64_t left = crop ? 0 : static_cast<std::uint64_t>(g.left.back());
   const std::uint64_t right = crop ? 0 : static_cast<std::uint64_t>(g.right.back());
   const std::uint64_t slots = (left + right) / chunk_elems + 2;
-  std::uint64_t edge = (n_dst / row + 1) * slots;
-  if (row * width < 32 || fast + edge > std::numeric_limits<std::uint32_t>::max()) edge = 0;
-  const auto& kernel = stream.device().kernel(kernel_name);
-  const auto sb = shape_buf(g);
+  const bool has_edges = left + right > 0 || (row * width) % 16 != 0;
+  std::uint64_t edge = has_edges && row * width >= 32 ? (n_dst / row + 1) * slots : 0;
+  if (edge > std::numeric_limits<std::uint32_t>::max()) edge = 0;  // the kernel's index is 32-bit
+  const auto sb = gather_shape_buf(g, crop);
   const rt::BufferRange bindings[] = {rt::whole(src), rt::whole(dst),
                                       stream.upload_small(std::as_bytes(std::span(sb)))};
-  const GatherPush push{static_cast<std::uint32_t>(fast),      static_cast<std::uint32_t>(n_dst),
+  const GatherPush push{static_cast<std::uint32_t>(main_pass),   static_cast<std::uint32_t>(n_dst),
                         static_cast<std::uint32_t>(g.in.size()), static_cast<std::uint32_t>(fill_bits),
                         static_cast<std::uint32_t>(fill_bits >> 32), static_cast<std::uint32_t>(edge),
                         static_cast<std::uint32_t>(slots)};
-  stream.dispatch(kernel, bindings, bytes_of(push), fast + edge);
+  auto& device = stream.device();
+  if (edge == 0) {
+    stream.dispatch(device.kernel(kernel_name, kOnePass), bindings, bytes_of(push), main_pass);
+    return;
+  }
+  // The two passes write disjoint chunks, so no barrier between them.
+  stream.dispatch(device.kernel(kernel_name, kInnerPass), bindings, bytes_of(push), main_pass);
+  stream.dispatch(device.kernel(kernel_name, kEdgePass), bindings, bytes_of(push), edge);
 }
 
 }  // namespace

@@ -263,9 +263,10 @@ Device::Device(const DeviceOptions& options) {
 
 Device::~Device() = default;
 
-const Kernel& Device::kernel(const std::string& name) {
+const Kernel& Device::kernel(const std::string& name, std::uint32_t variant) {
   std::lock_guard lock(kernels_mutex_);
-  if (auto it = kernels_.find(name); it != kernels_.end()) return *it->second;
+  const std::string key = variant == 0 ? name : fmt::format("{}#{}", name, variant);
+  if (auto it = kernels_.find(key); it != kernels_.end()) return *it->second;
   const auto& table = embedded::table();
   const auto entry = std::find_if(table.begin(), table.end(), [&](const auto& k) { return k.name == name; });
   if (entry == table.end()) fail(ErrorCode::Internal, fmt::format("kernel '{}' is not in the EMBEDDED table", name));
@@ -290,12 +291,18 @@ const Kernel& Device::kernel(const std::string& name) {
                                             .pSetLayouts = &raw_set_layout,
                                             .pushConstantRangeCount = iface.push_constant_bytes ? 1u : 0u,
                                             .pPushConstantRanges = &range});
-  vk::ComputePipelineCreateInfo pipeline_info{
-      .stage = {.stage = vk::ShaderStageFlagBits::eCompute, .module = *module, .pName = "main"}, .layout = *layout};
+  const vk::SpecializationMapEntry entry0{.constantID = 0, .offset = 0, .size = sizeof(variant)};
+  const vk::SpecializationInfo specialization{
+      .mapEntryCount = 1, .pMapEntries = &entry0, .dataSize = sizeof(variant), .pData = &variant};
+  vk::ComputePipelineCreateInfo pipeline_info{.stage = {.stage = vk::ShaderStageFlagBits::eCompute,
+                                                        .module = *module,
+                                                        .pName = "main",
+                                                        .pSpecializationInfo = variant == 0 ? nullptr : &specialization},
+                                              .layout = *layout};
   vk::raii::Pipeline pipeline(device_, nullptr, pipeline_info);
-  auto k = std::make_unique<Kernel>(
-      Kernel{name, iface, std::move(module), std::move(set_layout), std::move(layout), std::move(pipeline)});
-  return *kernels_.emplace(name, std::move(k)).first->second;
+  auto k = std::make_unique<Kernel>(Kernel{name, variant, iface, std::move(module), std::move(set_layout),
+                                           std::move(layout), std::move(pipeline)});
+  return *kernels_.emplace(key, std::move(k)).first->second;
 }
 
 std::vector<std::string> Device::validation_messages() const {

@@ -21,6 +21,7 @@ namespace fvk::rt {
 // A compute pipeline built from one EMBEDDED kernel; its layout comes from the SPIR-V itself.
 struct Kernel {
   std::string name;
+  std::uint32_t variant = 0;  // specialization constant 0 (0: the shader's default)
   SpirvInterface interface;
   vk::raii::ShaderModule module;
   vk::raii::DescriptorSetLayout set_layout;
@@ -57,8 +58,10 @@ class Device {
   const vk::raii::CommandPool& command_pool() const { return command_pool_; }
   std::uint32_t queue_family() const { return queue_family_; }
 
-  // The pipeline for an EMBEDDED kernel, created on first use and cached.
-  const Kernel& kernel(const std::string& name);
+  // The pipeline for an EMBEDDED kernel, created on first use and cached. A nonzero `variant` is
+  // given to the shader as specialization constant 0 (constant_id = 0), one pipeline per value: a
+  // kernel can split its work into passes the driver compiles separately, each lean in registers.
+  const Kernel& kernel(const std::string& name, std::uint32_t variant = 0);
 
   // Messages the validation layer reported (warnings and errors) since the device was created.
   std::vector<std::string> validation_messages() const;
