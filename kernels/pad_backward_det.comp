@@ -1,10 +1,13 @@
 #version 450
 // Deterministic reflect / replicate pad backward: a gather. Each grad_in element sums every grad_out
 // position that the forward pad filled from it, in one fixed order: the Cartesian product of the
-// per-axis contributor lists, axis 0 outermost, each list ascending. f16/bf16 accumulate in f32 and
-// round once; f32 in f32; f64 in f64. No atomics, no zero-fill: grad_in is fully written, and the
-// result is bit-identical run to run. The total work is n_out reads (each grad_out element is read by
-// exactly one grad_in element), however large the pads.
+// per-axis contributor lists, axis 0 outermost, each list ascending. The sum starts from -0.0, which
+// is the same as starting from the first term (x + -0.0 == x for every x but NaN). f16/bf16
+// accumulate in f32 and round once; f32 in f32; f64 in f64. An element with a single contributor
+// (nearly all of them) is a copy of its bits, so -0.0 and NaN payloads pass unchanged. No atomics,
+// no zero-fill: grad_in is fully written, and the result is bit-identical run to run. The total work
+// is n_out reads (each grad_out element is read by exactly one grad_in element), however large the
+// pads.
 //   MODE 1 reflect, 2 replicate.  DTYPE 0 f32, 1 f64, 2 f16, 3 bf16.
 #extension GL_EXT_control_flow_attributes : require
 #include "float_bits.glsl"
@@ -14,22 +17,58 @@ layout(local_size_x = 256) in;
 #if DTYPE == 1
 layout(set = 0, binding = 0, std430) readonly buffer GradOut { uvec2 grad_out[]; };
 #define ACC double
+#define NEG_ZERO (-0.0LF)
+#define BITS uvec2
+#define BYTES 8u
 #else
 layout(set = 0, binding = 0, std430) readonly buffer GradOut { uint grad_out[]; };
 #define ACC float
+#define NEG_ZERO (-0.0)
+#define BITS uint
+#if DTYPE == 0
+#define BYTES 4u
+#else
+#define BYTES 2u
 #endif
+#endif
+#define CHUNK (16u / BYTES)  // elements per 16-byte chunk of grad_in
+// The same grad_out seen as 16-byte chunks, for the copy path.
+layout(set = 0, binding = 0, std430) readonly buffer GradOut4 { uvec4 src4[]; };
+#include "window.glsl"
 // grad_in written in 16-byte chunks (the allocation is rounded up to 16 bytes).
 layout(set = 0, binding = 1, std430) writeonly buffer GradIn4 { uvec4 grad_in4[]; };
+// [in_shape, out_shape, left_pad, in_div_multiplier, in_div_shifts], `rank` entries each.
 layout(set = 0, binding = 2, std430) readonly buffer ShapeBuf { uint shape_buf[]; };
 
 layout(push_constant) uniform Params {
-  uint n_invocations;  // 16-byte chunks of grad_in: ceil(n_in * dtype_bytes / 16)
+  uint n_invocations;  // this pass's invocations (see main)
   uint n_in;           // grad_in elements
   uint rank;
-  uint unused0;
+  uint slots;          // sum pass: invocations per grad_in row
   uint unused1;
 } pc;
 
+// Passes, by specialization constant REGION (the wrapper runs this SPIR-V as one or two pipelines):
+//  0: one pass, every chunk;
+//  1: the copy chunks only (one row, one contributor per element): lean in registers, so many
+//     warps stay in flight;
+//  2: the rest, `slots` invocations per grad_in row: in a row whose outer axes have several
+//     contributors, every chunk; otherwise the chunks at the row's two ends that pass 1 leaves.
+// Passes 1 and 2 write disjoint chunks: no barrier between them.
+layout(constant_id = 0) const uint REGION = 0u;
+
+uint in_dim(uint a) { return shape_buf[a]; }
+uint out_dim(uint a) { return shape_buf[pc.rank + a]; }
+uint left_pad(uint a) { return shape_buf[2u * pc.rank + a]; }
+
+// n / in_dim(a) by multiply-high and shifts (Granlund-Montgomery, exact for every 32-bit n).
+uint div_in(uint n, uint a) {
+  const uint m = shape_buf[3u * pc.rank + a];
+  const uint sh = shape_buf[4u * pc.rank + a];
+  uint hi, lo;
+  umulExtended(n, m, hi, lo);
+  return (hi + ((n - hi) >> (sh & 0xFFu))) >> (sh >> 8);
+}
 
 ACC load(uint idx) {
 #if DTYPE == 0
@@ -40,6 +79,26 @@ ACC load(uint idx) {
   return f16_to_f32(grad_out[idx >> 1] >> ((idx & 1u) * 16u));
 #else
   return bf16_to_f32(grad_out[idx >> 1] >> ((idx & 1u) * 16u));
+#endif
+}
+
+// The bits of grad_out element idx, and the bits a sum rounds to.
+BITS load_bits(uint idx) {
+#if DTYPE <= 1
+  return grad_out[idx];
+#else
+  return (grad_out[idx >> 1] >> ((idx & 1u) * 16u)) & 0xFFFFu;
+#endif
+}
+BITS to_bits(ACC v) {
+#if DTYPE == 0
+  return floatBitsToUint(v);
+#elif DTYPE == 1
+  return unpackDouble2x32(v);
+#elif DTYPE == 2
+  return f32_to_f16(v);
+#else
+  return f32_to_bf16(v);
 #endif
 }
 
@@ -54,10 +113,9 @@ struct Contributors {
 };
 
 Contributors contributors(uint a, uint ci) {
-  const uint n = shape_buf[a];
-  const uint out_dim = shape_buf[pc.rank + a];
-  const uint left = shape_buf[2u * pc.rank + a];
-  const uint right = out_dim - n - left;
+  const uint n = in_dim(a);
+  const uint left = left_pad(a);
+  const uint right = out_dim(a) - n - left;
   Contributors s;
 #if MODE == 1
   const bool has_left = ci >= 1u && ci <= left;
@@ -70,7 +128,7 @@ Contributors contributors(uint a, uint ci) {
   s.count = 1u + (has_left ? 1u : 0u) + (has_right ? 1u : 0u);
 #else
   s.p0 = ci == 0u ? 0u : ci + left;
-  const uint hi = ci == n - 1u ? out_dim - 1u : ci + left;
+  const uint hi = ci == n - 1u ? out_dim(a) - 1u : ci + left;
   s.p1 = 0u;
   s.p2 = 0u;
   s.count = hi - s.p0 + 1u;
@@ -86,10 +144,27 @@ uint pos(Contributors s, uint k) {
 #endif
 }
 
-// The sum for grad_in element e, in the fixed order: the Cartesian product of the per-axis lists,
-// axis 0 outermost, last axis fastest. Three tiers, the same order in each: one contributor (most
-// elements); several only along the innermost axis (rows' edges); the general product.
-ACC gather(uint e) {
+// Adds, in order, the contributors `c` of one axis at grad_out offset `off` (stride 1). A replicate
+// edge can have thousands: their loads go out eight at a time (in flight together), the adds stay
+// in order.
+void add_run(inout precise ACC acc, uint off, Contributors c) {
+#if MODE == 1
+  for (uint k = 0u; k < c.count; ++k) acc += load(off + pos(c, k));
+#else
+  const uint p = off + c.p0;
+  uint k = 0u;
+  for (; k + 8u <= c.count; k += 8u) {
+    ACC x[8];
+    [[unroll]] for (uint j = 0u; j < 8u; ++j) x[j] = load(p + k + j);
+    [[unroll]] for (uint j = 0u; j < 8u; ++j) acc += x[j];
+  }
+  for (; k < c.count; ++k) acc += load(p + k);
+#endif
+}
+
+// Grad_in element e alone, in the fixed order: the Cartesian product of the per-axis lists, axis 0
+// outermost, last axis fastest.
+BITS gather(uint e) {
   Contributors ax[8];
   uint stride[8];
   uint rem = e;
@@ -101,11 +176,11 @@ ACC gather(uint e) {
     ax[a].p0 = 0u; ax[a].p1 = 0u; ax[a].p2 = 0u; ax[a].count = 1u;
     stride[a] = 0u;
     if (uint(a) < pc.rank) {
-      const uint d = shape_buf[uint(a)];
-      ax[a] = contributors(uint(a), rem % d);
-      rem /= d;
+      const uint q = div_in(rem, uint(a));
+      ax[a] = contributors(uint(a), rem - q * in_dim(uint(a)));
+      rem = q;
       stride[a] = st;
-      st *= shape_buf[pc.rank + uint(a)];
+      st *= out_dim(uint(a));
       if (uint(a) != inner) {
         outer_off += ax[a].p0 * stride[a];
         outer_terms *= ax[a].count;
@@ -116,12 +191,13 @@ ACC gather(uint e) {
   Contributors in_ax = ax[0];
   [[unroll]] for (int a = 1; a < 8; ++a)
     if (uint(a) == inner) in_ax = ax[a];
-  precise ACC acc = ACC(0);
+  if (outer_terms * in_ax.count == 1u) return load_bits(outer_off + in_ax.p0);
+  precise ACC acc = NEG_ZERO;
   if (outer_terms == 1u) {
-    for (uint k = 0u; k < in_ax.count; ++k) acc += load(outer_off + pos(in_ax, k));
-    return acc;
+    add_run(acc, outer_off, in_ax);
+    return to_bits(acc);
   }
-  uint total = outer_terms * in_ax.count;
+  const uint total = outer_terms * in_ax.count;
   for (uint t = 0u; t < total; ++t) {
     uint r = t;
     uint off = 0u;
@@ -137,74 +213,96 @@ ACC gather(uint e) {
     }
     acc += load(off);
   }
-  return acc;
+  return to_bits(acc);
 }
 
-// Adds, in order, the innermost axis' contributors for coordinate ci of the row at grad_out offset
-// `off`.
-void add_row(inout precise ACC acc, uint off, uint ci) {
-  const Contributors c = contributors(pc.rank - 1u, ci);
-  for (uint k = 0u; k < c.count; ++k) acc += load(off + pos(c, k));
-}
-
-#if DTYPE == 1
-#define CHUNK 2u
-#elif DTYPE == 0
-#define CHUNK 4u
+// Whether every element of the chunk at innermost coordinate ci0 has one innermost contributor.
+bool inner_single(uint ci0) {
+  const uint a = pc.rank - 1u;
+  const uint n = in_dim(a);
+  const uint left = left_pad(a);
+  const uint right = out_dim(a) - n - left;
+  const uint ci1 = ci0 + CHUNK - 1u;
+#if MODE == 1
+  // Mirrored onto 1..left and onto n-1-right..n-2.
+  const bool lo = left >= 1u && ci0 <= left && ci1 >= 1u;
+  const bool hi = right >= 1u && ci1 + 1u + right >= n && ci0 + 2u <= n;
 #else
-#define CHUNK 8u
+  // Clamped onto 0 and n-1.
+  const bool lo = left >= 1u && ci0 == 0u;
+  const bool hi = right >= 1u && ci1 == n - 1u;
 #endif
+  return !lo && !hi;
+}
 
-// Stores the CHUNK sums of one 16-byte chunk of grad_in.
-void store_chunk(uint q, ACC v[CHUNK]) {
+// Stores the CHUNK elements of one 16-byte chunk of grad_in.
+void store_chunk(uint q, BITS v[CHUNK]) {
 #if DTYPE == 0
-  grad_in4[q] = uvec4(floatBitsToUint(v[0]), floatBitsToUint(v[1]), floatBitsToUint(v[2]), floatBitsToUint(v[3]));
+  grad_in4[q] = uvec4(v[0], v[1], v[2], v[3]);
 #elif DTYPE == 1
-  grad_in4[q] = uvec4(unpackDouble2x32(v[0]), unpackDouble2x32(v[1]));
+  grad_in4[q] = uvec4(v[0], v[1]);
 #else
   uvec4 r;
-  [[unroll]] for (uint w = 0u; w < 4u; ++w) {
-#if DTYPE == 2
-    r[w] = f32_to_f16(v[2u * w]) | (f32_to_f16(v[2u * w + 1u]) << 16u);
-#else
-    r[w] = f32_to_bf16(v[2u * w]) | (f32_to_bf16(v[2u * w + 1u]) << 16u);
-#endif
-  }
+  [[unroll]] for (uint w = 0u; w < 4u; ++w) r[w] = v[2u * w] | (v[2u * w + 1u] << 16u);
   grad_in4[q] = r;
 #endif
 }
 
-// Each invocation writes one 16-byte chunk of grad_in: CHUNK consecutive elements. When they lie in
-// one row whose outer axes have a single contributor (nearly always), the outer index math is done
-// once for the chunk and each element only sums along the innermost axis.
-void main() {
-  const uint q = gl_GlobalInvocationID.x + gl_GlobalInvocationID.y * gl_NumWorkGroups.x * gl_WorkGroupSize.x;
-  if (q >= pc.n_invocations) return;
+// Writes 16-byte chunk q of grad_in (CHUNK consecutive elements). When they lie in one row whose
+// outer axes have a single contributor (nearly always), the outer index math is done once for the
+// chunk; when in addition every element has one innermost contributor, the chunk is a copy of 16
+// grad_out bytes (one or two 16-byte loads and a funnel shift). `copy` says which chunks to write:
+// 0 any, 1 only copy chunks, 2 only the others.
+void write_chunk(uint q, uint copy) {
   const uint inner = pc.rank - 1u;
   const uint e0 = q * CHUNK;
-  const uint n_inner = shape_buf[inner];
-  const uint ci0 = e0 % n_inner;
-  precise ACC v[CHUNK];
+  const uint n_inner = in_dim(inner);
+  uint row = div_in(e0, inner);
+  const uint ci0 = e0 - row * n_inner;
+  BITS v[CHUNK];
   if (ci0 + CHUNK <= n_inner && e0 + CHUNK <= pc.n_in) {
     // Outer axes' contributor lists, once for the chunk.
     Contributors oax[7];
     uint ostride[7];
-    uint row = e0 / n_inner;
     uint outer_terms = 1u;
-    uint st = shape_buf[pc.rank + inner];
+    uint first_off = 0u;  // grad_out offset of the first outer combination's row
+    uint st = out_dim(inner);
     [[unroll]] for (int a = 6; a >= 0; --a) {
       oax[a].p0 = 0u; oax[a].p1 = 0u; oax[a].p2 = 0u; oax[a].count = 1u;
       ostride[a] = 0u;
       if (uint(a) < inner) {
-        const uint d = shape_buf[uint(a)];
-        oax[a] = contributors(uint(a), row % d);
-        row /= d;
+        const uint q2 = div_in(row, uint(a));
+        oax[a] = contributors(uint(a), row - q2 * in_dim(uint(a)));
+        row = q2;
         ostride[a] = st;
         outer_terms *= oax[a].count;
-        st *= shape_buf[pc.rank + uint(a)];
+        first_off += oax[a].p0 * st;
+        st *= out_dim(uint(a));
       }
     }
-    [[unroll]] for (uint k = 0u; k < CHUNK; ++k) v[k] = ACC(0);
+    if (outer_terms == 1u && inner_single(ci0)) {
+      if (copy != 2u) grad_in4[q] = load16((first_off + ci0 + left_pad(inner)) * BYTES);
+      return;
+    }
+    if (copy == 1u) return;
+    if (outer_terms == 1u) {
+      // One outer combination: an element with one innermost contributor is its bits, the others
+      // sum their few (reflect) or many (replicate edge) contributors along the row.
+      [[unroll]] for (uint k = 0u; k < CHUNK; ++k) {
+        const Contributors c = contributors(inner, ci0 + k);
+        if (c.count == 1u) {
+          v[k] = load_bits(first_off + c.p0);
+        } else {
+          precise ACC acc = NEG_ZERO;
+          add_run(acc, first_off, c);
+          v[k] = to_bits(acc);
+        }
+      }
+      store_chunk(q, v);
+      return;
+    }
+    precise ACC acc[CHUNK];
+    [[unroll]] for (uint k = 0u; k < CHUNK; ++k) acc[k] = NEG_ZERO;
     // Outer combinations in odometer order (axis 0 outermost); for each, every element adds its
     // innermost contributors: per element, exactly the order of the general product.
     for (uint t = 0u; t < outer_terms; ++t) {
@@ -220,11 +318,70 @@ void main() {
           off += pos(oax[a], k) * ostride[a];
         }
       }
-      [[unroll]] for (uint k = 0u; k < CHUNK; ++k) add_row(v[k], off, ci0 + k);
+      [[unroll]] for (uint k = 0u; k < CHUNK; ++k) add_run(acc[k], off, contributors(inner, ci0 + k));
     }
+    [[unroll]] for (uint k = 0u; k < CHUNK; ++k) v[k] = to_bits(acc[k]);
     store_chunk(q, v);
     return;
   }
-  [[unroll]] for (uint k = 0u; k < CHUNK; ++k) v[k] = e0 + k < pc.n_in ? gather(e0 + k) : ACC(0);
+  if (copy == 1u) return;
+  [[unroll]] for (uint k = 0u; k < CHUNK; ++k) v[k] = e0 + k < pc.n_in ? gather(e0 + k) : BITS(0u);
   store_chunk(q, v);
+}
+
+// Number of outer contributor combinations of grad_in row r.
+uint row_terms(uint r) {
+  uint terms = 1u;
+  [[unroll]] for (int a = 6; a >= 0; --a) {
+    if (uint(a) < pc.rank - 1u) {
+      const uint q = div_in(r, uint(a));
+      terms *= contributors(uint(a), r - q * in_dim(uint(a))).count;
+      r = q;
+    }
+  }
+  return terms;
+}
+
+void main() {
+  const uint g = gl_GlobalInvocationID.x + gl_GlobalInvocationID.y * gl_NumWorkGroups.x * gl_WorkGroupSize.x;
+  if (g >= pc.n_invocations) return;
+  if (REGION != 2u) {
+    write_chunk(g, REGION == 1u ? 1u : 0u);
+    return;
+  }
+  // Sum pass: slot s of grad_in row r. A chunk belongs to the row of its first element.
+  const uint a = pc.rank - 1u;
+  const uint n = in_dim(a);
+  const uint r = g / pc.slots;
+  const uint s = g - r * pc.slots;
+  const uint base = r * n;
+  const uint k0 = (base + CHUNK - 1u) / CHUNK;         // first chunk that starts in the row
+  const uint k_end = (base + n + CHUNK - 1u) / CHUNK;  // one past the last
+  if (row_terms(r) > 1u) {
+    for (uint k = k0 + s; k < k_end; k += pc.slots) write_chunk(k, 2u);
+    return;
+  }
+  // Otherwise only chunks that reach the row's ends can need sums: those touching the elements fed
+  // by the left pad (reflect 0..left, replicate 0) or by the right pad (reflect n-1-right..n-1,
+  // replicate n-1). Elements 0 and n-1 are in, so a chunk that runs into the next row is too.
+  const uint left = left_pad(a);
+  const uint right = out_dim(a) - n - left;
+#if MODE == 1
+  const uint lo_last = base + left;
+  const uint hi_first = base + n - 1u - right;
+#else
+  const uint lo_last = base;
+  const uint hi_first = base + n - 1u;
+#endif
+  const uint lo_end = min(lo_last / CHUNK + 1u, k_end);          // lo chunks: [k0, lo_end)
+  const uint hi_begin = max(hi_first / CHUNK, max(lo_end, k0));  // hi chunks: [hi_begin, k_end)
+  const uint n_lo = lo_end > k0 ? lo_end - k0 : 0u;
+  uint k;
+  if (s < n_lo) {
+    k = k0 + s;
+  } else {
+    k = hi_begin + (s - n_lo);
+    if (k >= k_end) return;
+  }
+  write_chunk(k, 2u);
 }

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 #include <random>
 
 #include "core/float_bits.hpp"
@@ -103,6 +104,54 @@ TEST_P(Backward, DeterministicIsBitIdenticalAcrossRuns) {
     }
     // and equal to the reference that sums in the same order
     ASSERT_EQ(first.data, ref::pad_backward_sum(grad_out, infer_pad_backward(grad_out.shape, spec)).data);
+  }
+}
+
+TEST_P(Backward, DeterministicKeepsTheBitsOfSingleContributors) {
+  // grad_out all -0.0, with NaN payloads and finite values where grad_in has one contributor: those
+  // come back bit for bit (the copy path and the summing path alike), and sums of -0.0 stay -0.0.
+  const DType dtype = GetParam();
+  const std::uint64_t nan_bits = dtype == DType::F64   ? 0x7FF4000000000001ull
+                                 : dtype == DType::F32 ? 0x7FA00001ull
+                                 : dtype == DType::F16 ? 0x7D01ull
+                                                       : 0x7F81ull;  // signalling NaNs with payloads
+  const std::uint64_t neg_zero = dtype == DType::F64 ? 1ull << 63 : dtype == DType::F32 ? 1ull << 31 : 0x8000;
+  for (auto mode : {PadMode::Reflect, PadMode::Replicate}) {
+    const PadSpec spec{mode, {1, 2}, {1, 2}};  // grad_in {6, 40}, grad_out {8, 44}
+    HostTensor grad_out = HostTensor::zeros(dtype, {8, 44});
+    const auto width = grad_out.elem_bytes();
+    auto put = [&](std::size_t i, std::uint64_t bits) { std::memcpy(grad_out.data.data() + i * width, &bits, width); };
+    for (std::size_t i = 0; i < grad_out.numel(); ++i) put(i, neg_zero);
+    // Rows 3..4 of grad_out are rows 2..3 of grad_in (one contributor on axis 0 in both modes);
+    // columns 5..38 are grad_in columns 3..36 (one contributor on axis 1). Under reflect, grad_in
+    // column 1 sums grad_out columns 1 and 3.
+    for (std::size_t c : {5u, 17u, 22u, 38u}) put(3 * 44 + c, nan_bits);
+    put(4 * 44 + 9, nan_bits ^ 1);
+    const Tensor dev = ctx().upload(grad_out);
+    const HostTensor got = ctx().download(pad_backward(ctx(), dev, spec));
+    const HostTensor want = ref::pad_backward_sum(grad_out, infer_pad_backward(grad_out.shape, spec));
+    ASSERT_EQ(got.data, want.data) << name(mode);
+    std::uint64_t bits = 0;
+    std::memcpy(&bits, got.data.data() + (2 * 40 + 20) * width, width);
+    EXPECT_EQ(bits, nan_bits) << name(mode);
+    std::memcpy(&bits, got.data.data() + (5 * 40 + 1) * width, width);
+    EXPECT_EQ(bits, neg_zero) << name(mode) << ": a sum of -0.0 terms";
+  }
+}
+
+TEST_P(Backward, DeterministicTwoPassesMatchTheReference) {
+  // 4 MiB of grad_in and more: the wrapper runs the copy pass and the sum pass (one row in 64 has
+  // several outer contributors, every row has edge chunks).
+  const DType dtype = GetParam();
+  const std::int64_t rows = dtype == DType::F64 ? 32 : dtype == DType::F32 ? 64 : 128;
+  std::mt19937_64 rng(23);
+  for (auto mode : {PadMode::Reflect, PadMode::Replicate}) {
+    const PadSpec spec{mode, {0, 1, 3}, {0, 1, 5}};
+    const Shape in_shape{rows, 128, 128};
+    const HostTensor grad_out = ref::random_values(dtype, {rows, 130, 136}, rng);
+    const HostTensor got = ctx().download(pad_backward(ctx(), ctx().upload(grad_out), spec));
+    ASSERT_EQ(got.shape, in_shape);
+    ASSERT_EQ(got.data, ref::pad_backward_sum(grad_out, infer_pad_backward(grad_out.shape, spec)).data) << name(mode);
   }
 }
 

@@ -1,6 +1,7 @@
 // The CPU reference against small cases worked out by hand.
 #include <gtest/gtest.h>
 
+#include <bit>
 #include <cmath>
 #include <cstring>
 #include <vector>
@@ -231,14 +232,15 @@ TEST(ReferenceBackward, BF16RoundsOnce) {
   EXPECT_EQ(values<std::uint16_t>(grad_in), (std::vector<std::uint16_t>{0x4381}));
 }
 
-TEST(ReferenceBackward, AccumulatorStartsAtPositiveZero) {
-  // A slot fed only -0 ends as +0 (0 + -0 = +0), as the zero-filled GPU buffer does.
-  const auto grad_in = ref::pad_backward_sum(make<float>(DType::F32, {3}, {1.0f, -0.0f, 1.0f}),
-                                             backward({3}, PadMode::Reflect, {1}, {0}));
-  // n=2, pad (1,0): out reads 1,0,1 -> grad_in[0] = -0 only, grad_in[1] = 1 + 1.
+TEST(ReferenceBackward, SingleContributorKeepsItsBitsAndSumsStartFromTheFirstTerm) {
+  // n=3, reflect pad (1,0): out reads in[1], in[0], in[1], in[2] -> grad_in = {o1, o0 + o2, o3}.
+  const float nan_payload = std::bit_cast<float>(0x7FA00001u);  // a signalling NaN with a payload
+  const auto grad_in = ref::pad_backward_sum(make<float>(DType::F32, {4}, {-0.0f, -0.0f, -0.0f, nan_payload}),
+                                             backward({4}, PadMode::Reflect, {1}, {0}));
   const auto v = values<float>(grad_in);
-  EXPECT_EQ(std::signbit(v[0]), false);
-  EXPECT_EQ(v[1], 2.0f);
+  EXPECT_TRUE(std::signbit(v[0]));                          // one term: -0.0 stays -0.0
+  EXPECT_TRUE(std::signbit(v[1]));                          // -0 + -0 = -0 (from +0 it would be +0)
+  EXPECT_EQ(std::bit_cast<std::uint32_t>(v[2]), 0x7FA00001u);  // the payload, not a quieted NaN
 }
 
 TEST(ReferenceBackward, Errors) {

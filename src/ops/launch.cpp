@@ -78,6 +78,19 @@ std::vector<std::uint32_t> shape_buf(const PadGeometry& g) {
   return buf;
 }
 
+std::vector<std::uint32_t> with_divisors(std::vector<std::uint32_t> buf, const Shape& dims) {
+  std::vector<std::uint32_t> shifts;
+  for (const auto dim : dims) {
+    const auto d = static_cast<std::uint64_t>(dim);
+    std::uint32_t l = 0;
+    while ((std::uint64_t{1} << l) < d) ++l;  // ceil(log2 d)
+    buf.push_back(static_cast<std::uint32_t>((std::uint64_t{1} << 32) * ((std::uint64_t{1} << l) - d) / d + 1));
+    shifts.push_back(std::min<std::uint32_t>(l, 1) | (l == 0 ? 0 : l - 1) << 8);
+  }
+  buf.insert(buf.end(), shifts.begin(), shifts.end());
+  return buf;
+}
+
 void run_timed(Context& ctx, const std::function<void(rt::Stream&)>& body) {
   rt::Stream stream(ctx.runtime());
   const bool timed = ctx.device_info().timestamps;

@@ -45,6 +45,11 @@ void check_contract_features(const rt::Device& device, std::string_view kernel);
 PadGeometry coalesce(const PadGeometry& g);
 // shape_buf = [in_shape, out_shape, left_pad] as u32, rank entries each.
 std::vector<std::uint32_t> shape_buf(const PadGeometry& g);
+// `buf` followed by, for every dim d of `dims`, the multiplier and then the two shifts (low byte,
+// next byte) with which a kernel divides a u32 by d without a divide instruction (Granlund and
+// Montgomery, "Division by invariant integers using multiplication", fig. 4.1): all multipliers
+// first, then all shift pairs.
+std::vector<std::uint32_t> with_divisors(std::vector<std::uint32_t> buf, const Shape& dims);
 
 // Records `body` into a fresh stream between two timestamps, submits, waits, and stores the GPU
 // time in ctx.last_kernel_ns().

@@ -27,22 +27,9 @@ static_assert(sizeof(GatherPush) == 28);
 // pad.comp's passes (its specialization constant REGION).
 constexpr std::uint32_t kOnePass = 0, kInnerPass = 1, kEdgePass = 2;
 
-// pad.comp's shape_buf: [in_shape, out_shape, left_pad] and, for every destination dim d, the
-// multiplier and the two shifts (low byte, next byte) that divide by d without a divide instruction
-// (Granlund and Montgomery, "Division by invariant integers using multiplication", fig. 4.1).
+// pad.comp's shape_buf: [in_shape, out_shape, left_pad] and the divisors of the destination dims.
 std::vector<std::uint32_t> gather_shape_buf(const PadGeometry& g, bool crop) {
-  std::vector<std::uint32_t> buf = shape_buf(g);
-  const Shape& dst = crop ? g.in : g.out;
-  std::vector<std::uint32_t> shifts;
-  for (const auto dim : dst) {
-    const auto d = static_cast<std::uint64_t>(dim);
-    std::uint32_t l = 0;
-    while ((std::uint64_t{1} << l) < d) ++l;  // ceil(log2 d)
-    buf.push_back(static_cast<std::uint32_t>((std::uint64_t{1} << 32) * ((std::uint64_t{1} << l) - d) / d + 1));
-    shifts.push_back(std::min<std::uint32_t>(l, 1) | (l == 0 ? 0 : l - 1) << 8);
-  }
-  buf.insert(buf.end(), shifts.begin(), shifts.end());
-  return buf;
+  return with_divisors(shape_buf(g), crop ? g.in : g.out);
 }
 
 const char* mode_word(PadMode mode) {

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <limits>
 
 #include "fvk/error.hpp"
 #include "ops/launch.hpp"
@@ -37,7 +38,8 @@ void record_pad_backward(rt::Stream& stream, const PadGeometry& geometry, DType 
   const std::uint64_t n_out = static_cast<std::uint64_t>(numel(g.out));
   if (n_in == 0) return;
   const auto& kernel = stream.device().kernel(pad_backward_kernel(g.mode, dtype, algorithm));
-  const auto sb = shape_buf(g);
+  // The deterministic kernel also divides by grad_in's dims (divisors after left_pad).
+  const auto sb = algorithm == BackwardAlgorithm::Atomic ? shape_buf(g) : with_divisors(shape_buf(g), g.in);
   const rt::BufferRange bindings[] = {rt::whole(grad_out), rt::whole(grad_in),
                                       stream.upload_small(std::as_bytes(std::span(sb)))};
   const auto rank = static_cast<std::uint32_t>(g.in.size());
@@ -48,9 +50,38 @@ void record_pad_backward(rt::Stream& stream, const PadGeometry& geometry, DType 
     const PadPush push{static_cast<std::uint32_t>(n_out), static_cast<std::uint32_t>(n_in), rank, 0, 0};
     stream.dispatch(kernel, bindings, bytes_of(push), n_out);
   } else {
-    const std::uint64_t chunks = (n_in * byte_width(dtype) + 15) / 16;  // 16-byte chunks of grad_in
-    const PadPush push{static_cast<std::uint32_t>(chunks), static_cast<std::uint32_t>(n_in), rank, 0, 0};
-    stream.dispatch(kernel, bindings, bytes_of(push), chunks);
+    // pad_backward_det.comp: a copy pass over the chunks of single contributors and a sum pass of
+    // `slots` invocations per grad_in row (specialization constants 1 and 2), where that pays on the
+    // H200: tensors of 4 MiB and more, rows of two chunks and more, and at most 2% of the rows with
+    // several contributors on their outer axes (the sum pass walks such rows whole; rank5's 6-12%
+    // measured 1.1-2x slower than one pass). Otherwise one
+    // pass does every chunk.
+    const std::uint64_t chunk = 16 / byte_width(dtype);
+    const std::uint64_t chunks = (n_in + chunk - 1) / chunk;  // 16-byte chunks of grad_in
+    const auto n = static_cast<std::uint64_t>(g.in.back());
+    const auto left = static_cast<std::uint64_t>(g.left.back()), right = static_cast<std::uint64_t>(g.right.back());
+    const std::uint64_t slots = (left + right + 1) / chunk + 4;
+    const std::uint64_t sum_pass = n_in / n * slots;
+    double single_rows = 1;  // fraction of rows with one contributor on every outer axis
+    for (std::size_t a = 0; a + 1 < g.in.size(); ++a) {
+      const auto d = static_cast<std::uint64_t>(g.in[a]);
+      const std::uint64_t multi = g.mode == PadMode::Reflect
+                                      ? std::min<std::uint64_t>(d, static_cast<std::uint64_t>(g.left[a] + g.right[a]))
+                                      : (g.left[a] > 0) + (g.right[a] > 0);
+      single_rows *= static_cast<double>(d - std::min(d, multi)) / static_cast<double>(d);
+    }
+    const bool two_passes = n_in * byte_width(dtype) >= (4u << 20) && n >= 2 * chunk && single_rows >= 0.98 &&
+                            sum_pass <= std::numeric_limits<std::uint32_t>::max();
+    if (!two_passes) {
+      const PadPush push{static_cast<std::uint32_t>(chunks), static_cast<std::uint32_t>(n_in), rank, 0, 0};
+      stream.dispatch(stream.device().kernel(kernel.name, 0), bindings, bytes_of(push), chunks);
+      return;
+    }
+    const PadPush copy{static_cast<std::uint32_t>(chunks), static_cast<std::uint32_t>(n_in), rank, 0, 0};
+    stream.dispatch(stream.device().kernel(kernel.name, 1), bindings, bytes_of(copy), chunks);
+    const PadPush sums{static_cast<std::uint32_t>(sum_pass), static_cast<std::uint32_t>(n_in), rank,
+                       static_cast<std::uint32_t>(slots), 0};
+    stream.dispatch(stream.device().kernel(kernel.name, 2), bindings, bytes_of(sums), sum_pass);
   }
 }
 

@@ -228,16 +228,25 @@ HostTensor pad_backward_sum(const HostTensor& grad_out, const PadGeometry& g) {
   check_geometry(g, grad_out.shape, g.out, "grad_out");
   check_data_size(grad_out, "grad_out");
   HostTensor grad_in = HostTensor::zeros(grad_out.dtype, g.in);
+  const auto width = grad_out.elem_bytes();
   for_each_gradient_sum(g, [&](std::size_t in_flat, std::span<const std::int64_t> out_flats) {
+    if (out_flats.empty()) return;  // (every element of a reflect / replicate pad has one)
+    if (out_flats.size() == 1) {  // one contributor: its bits, unchanged (-0.0 and NaN payloads too)
+      std::memcpy(grad_in.data.data() + in_flat * width,
+                  grad_out.data.data() + static_cast<std::size_t>(out_flats[0]) * width, width);
+      return;
+    }
+    // Several: added in order from the first term on (not from +0.0, which would turn -0.0 + -0.0
+    // into +0.0).
     if (grad_out.dtype == DType::F64) {
-      double acc = 0.0;
-      for (auto o : out_flats) acc = acc + grad_out.get<double>(static_cast<std::size_t>(o));
+      double acc = grad_out.get<double>(static_cast<std::size_t>(out_flats[0]));
+      for (auto o : out_flats.subspan(1)) acc = acc + grad_out.get<double>(static_cast<std::size_t>(o));
       grad_in.set<double>(in_flat, acc);
       return;
     }
     // f16/bf16/f32 accumulate in IEEE f32: plain float adds (SSE on x86-64, no contraction of adds).
-    float acc = 0.0f;
-    for (auto o : out_flats) acc = acc + static_cast<float>(widen(grad_out, static_cast<std::size_t>(o)));
+    float acc = static_cast<float>(widen(grad_out, static_cast<std::size_t>(out_flats[0])));
+    for (auto o : out_flats.subspan(1)) acc = acc + static_cast<float>(widen(grad_out, static_cast<std::size_t>(o)));
     switch (grad_out.dtype) {
       case DType::F32: grad_in.set<float>(in_flat, acc); break;
       case DType::F16:

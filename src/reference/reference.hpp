@@ -26,7 +26,8 @@ HostTensor pad_backward_const(const HostTensor& grad_out, const PadGeometry& g);
 // GPU kernel uses the same, and tests compare bit for bit):
 //   per axis, the ascending list of output coords o with map(o - left) == ci; the Cartesian product
 //   of those lists walked as an odometer (axis 0 outermost, last axis fastest); acc = acc + x from
-//   acc = +0, in float for F16/BF16/F32 and in double for F64; F16/BF16 rounded (RNE) once at the end.
+//   acc = the first term, in float for F16/BF16/F32 and in double for F64; F16/BF16 rounded (RNE)
+//   once at the end. A single contributor is copied bit for bit (-0.0 and NaN payloads included).
 HostTensor pad_backward_sum(const HostTensor& grad_out, const PadGeometry& g);
 
 // The same sums (any of the three modes, same order) carried in double and returned as F64, for
