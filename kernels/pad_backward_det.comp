@@ -52,9 +52,12 @@ layout(push_constant) uniform Params {
 //  0: one pass, every chunk;
 //  1: the copy chunks only (one row, one contributor per element): lean in registers, so many
 //     warps stay in flight;
-//  2: the rest, `slots` invocations per grad_in row: in a row whose outer axes have several
-//     contributors, every chunk; otherwise the chunks at the row's two ends that pass 1 leaves.
-// Passes 1 and 2 write disjoint chunks: no barrier between them.
+//  2: the chunks at the two ends of each row that pass 1 leaves, `slots` invocations per grad_in
+//     row, in rows whose outer axes have one contributor each;
+//  3: every chunk of the rows whose outer axes have several contributors, one invocation per
+//     chunk of grad_in (the others return at once).
+// Passes 1, 2 and 3 write disjoint chunks (a chunk belongs to the row of its first element): no
+// barrier between them.
 layout(constant_id = 0) const uint REGION = 0u;
 
 uint in_dim(uint a) { return shape_buf[a]; }
@@ -345,11 +348,15 @@ uint row_terms(uint r) {
 void main() {
   const uint g = gl_GlobalInvocationID.x + gl_GlobalInvocationID.y * gl_NumWorkGroups.x * gl_WorkGroupSize.x;
   if (g >= pc.n_invocations) return;
+  if (REGION == 3u) {
+    if (row_terms(div_in(g * CHUNK, pc.rank - 1u)) > 1u) write_chunk(g, 2u);
+    return;
+  }
   if (REGION != 2u) {
     write_chunk(g, REGION == 1u ? 1u : 0u);
     return;
   }
-  // Sum pass: slot s of grad_in row r. A chunk belongs to the row of its first element.
+  // Pass 2: slot s of grad_in row r.
   const uint a = pc.rank - 1u;
   const uint n = in_dim(a);
   const uint r = g / pc.slots;
@@ -357,11 +364,8 @@ void main() {
   const uint base = r * n;
   const uint k0 = (base + CHUNK - 1u) / CHUNK;         // first chunk that starts in the row
   const uint k_end = (base + n + CHUNK - 1u) / CHUNK;  // one past the last
-  if (row_terms(r) > 1u) {
-    for (uint k = k0 + s; k < k_end; k += pc.slots) write_chunk(k, 2u);
-    return;
-  }
-  // Otherwise only chunks that reach the row's ends can need sums: those touching the elements fed
+  if (row_terms(r) > 1u) return;  // pass 3's
+  // Only chunks that reach the row's ends can need sums: those touching the elements fed
   // by the left pad (reflect 0..left, replicate 0) or by the right pad (reflect n-1-right..n-1,
   // replicate n-1). Elements 0 and n-1 are in, so a chunk that runs into the next row is too.
   const uint left = left_pad(a);

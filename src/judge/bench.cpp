@@ -99,34 +99,50 @@ BenchResult run_bench(rt::Device& device, const BenchOptions& options,
     const auto [ns, bytes] = copy_time(big);
     result.copy_roofline_gbps = bytes / ns;
   }
-  for (const auto& set : options.sets) {
-    BufferPool pool(device);
-    const PadSpec spec = PadSpec::from_torch(PadMode::Constant, set.shape.size(), set.torch_pads);
-    for (const auto& f : families()) {
-      for (const DType d : f.dtypes) {
-        const auto t = find_target(f, d);
-        if (!t) continue;
-        if (!options.kernel_filter.empty() && t->kernel.find(options.kernel_filter) == std::string::npos) continue;
-        const bool elementwise = f.op == ops::Op::MaskedFill;
-        const std::vector<std::int64_t> zeros(set.shape.size(), 0);
-        const Workload w =
-            make_workload(pool, *t, set.shape, elementwise ? zeros : spec.left, elementwise ? zeros : spec.right);
-        const auto& contract = fkc::require_contract(t->kernel);
-        auto symbols = contract.base_symbols();
-        for (const auto& [k, v] : formula_symbols(w)) symbols[k] = v;
-        BenchRow row;
-        row.set = set.name;
-        row.target = *t;
-        row.shape = set.shape;
-        row.torch_pads = elementwise ? std::vector<std::int64_t>{} : set.torch_pads;
-        row.bytes = contract.cost.bytes_moved ? contract.cost.bytes_moved->evaluate(symbols) : 0;
-        row.gpu_ns = time_gpu(device, w.record, 3, options.reps).median_ns;
-        row.gbps = row.bytes / row.gpu_ns;
-        const auto [cns, cbytes] = copy_time(static_cast<std::uint64_t>(row.bytes));
-        row.copy_gbps = cbytes / cns;
-        row.roofline_fraction = row.gbps / row.copy_gbps;
-        result.rows.push_back(row);
-        progress(row);
+  // Rounds: every row is timed once per round and keeps its fastest round, and the same-size copy
+  // is re-timed each round and keeps its fastest too. On the H200 a stretch of rows of one run now
+  // and then measured 2-7x slow (a transient of the shared device, not of our kernels: the same
+  // rows in the next run, or the next round, were not); the best of a few rounds is what the
+  // kernel does.
+  for (int round = 0; round < std::max(options.rounds, 1); ++round) {
+    copy_ns.clear();
+    std::size_t index = 0;
+    for (const auto& set : options.sets) {
+      BufferPool pool(device);
+      const PadSpec spec = PadSpec::from_torch(PadMode::Constant, set.shape.size(), set.torch_pads);
+      for (const auto& f : families()) {
+        for (const DType d : f.dtypes) {
+          const auto t = find_target(f, d);
+          if (!t) continue;
+          if (!options.kernel_filter.empty() && t->kernel.find(options.kernel_filter) == std::string::npos) continue;
+          const bool elementwise = f.op == ops::Op::MaskedFill;
+          const std::vector<std::int64_t> zeros(set.shape.size(), 0);
+          const Workload w =
+              make_workload(pool, *t, set.shape, elementwise ? zeros : spec.left, elementwise ? zeros : spec.right);
+          const auto& contract = fkc::require_contract(t->kernel);
+          auto symbols = contract.base_symbols();
+          for (const auto& [k, v] : formula_symbols(w)) symbols[k] = v;
+          const double ns = time_gpu(device, w.record, 3, options.reps).median_ns;
+          const double bytes = contract.cost.bytes_moved ? contract.cost.bytes_moved->evaluate(symbols) : 0;
+          const auto [cns, cbytes] = copy_time(static_cast<std::uint64_t>(bytes));
+          if (round == 0) {
+            BenchRow row;
+            row.set = set.name;
+            row.target = *t;
+            row.shape = set.shape;
+            row.torch_pads = elementwise ? std::vector<std::int64_t>{} : set.torch_pads;
+            row.bytes = bytes;
+            row.gpu_ns = ns;
+            row.copy_gbps = cbytes / cns;
+            result.rows.push_back(row);
+          }
+          BenchRow& row = result.rows[index++];
+          row.gpu_ns = std::min(row.gpu_ns, ns);
+          row.copy_gbps = std::max(row.copy_gbps, cbytes / cns);
+          row.gbps = row.bytes / row.gpu_ns;
+          row.roofline_fraction = row.gbps / row.copy_gbps;
+          if (round + 1 == std::max(options.rounds, 1)) progress(row);
+        }
       }
     }
   }

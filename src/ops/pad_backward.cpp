@@ -50,18 +50,18 @@ void record_pad_backward(rt::Stream& stream, const PadGeometry& geometry, DType 
     const PadPush push{static_cast<std::uint32_t>(n_out), static_cast<std::uint32_t>(n_in), rank, 0, 0};
     stream.dispatch(kernel, bindings, bytes_of(push), n_out);
   } else {
-    // pad_backward_det.comp: a copy pass over the chunks of single contributors and a sum pass of
-    // `slots` invocations per grad_in row (specialization constants 1 and 2), where that pays on the
-    // H200: tensors of 4 MiB and more, rows of two chunks and more, and at most 2% of the rows with
-    // several contributors on their outer axes (the sum pass walks such rows whole; rank5's 6-12%
-    // measured 1.1-2x slower than one pass). Otherwise one
-    // pass does every chunk.
+    // pad_backward_det.comp on tensors of 4 MiB and more with rows of two chunks and more, where at
+    // most 5% of the rows have several contributors on an outer axis: a copy pass over the chunks
+    // of single contributors, an edge pass of `slots` invocations per grad_in row, and a pass over
+    // the rows with several outer contributors where there are any (specialization constants 1, 2,
+    // 3). Otherwise one pass does every chunk. On the H200: image (1.2% such rows) 21-62% -> 41-53%
+    // of copy with the passes, rank5 (6-12%) 25-34% with them against 27-37% without.
     const std::uint64_t chunk = 16 / byte_width(dtype);
     const std::uint64_t chunks = (n_in + chunk - 1) / chunk;  // 16-byte chunks of grad_in
     const auto n = static_cast<std::uint64_t>(g.in.back());
     const auto left = static_cast<std::uint64_t>(g.left.back()), right = static_cast<std::uint64_t>(g.right.back());
     const std::uint64_t slots = (left + right + 1) / chunk + 4;
-    const std::uint64_t sum_pass = n_in / n * slots;
+    const std::uint64_t edge_pass = n_in / n * slots;
     double single_rows = 1;  // fraction of rows with one contributor on every outer axis
     for (std::size_t a = 0; a + 1 < g.in.size(); ++a) {
       const auto d = static_cast<std::uint64_t>(g.in[a]);
@@ -70,18 +70,19 @@ void record_pad_backward(rt::Stream& stream, const PadGeometry& geometry, DType 
                                       : (g.left[a] > 0) + (g.right[a] > 0);
       single_rows *= static_cast<double>(d - std::min(d, multi)) / static_cast<double>(d);
     }
-    const bool two_passes = n_in * byte_width(dtype) >= (4u << 20) && n >= 2 * chunk && single_rows >= 0.98 &&
-                            sum_pass <= std::numeric_limits<std::uint32_t>::max();
-    if (!two_passes) {
-      const PadPush push{static_cast<std::uint32_t>(chunks), static_cast<std::uint32_t>(n_in), rank, 0, 0};
-      stream.dispatch(stream.device().kernel(kernel.name, 0), bindings, bytes_of(push), chunks);
+    const bool passes = n_in * byte_width(dtype) >= (4u << 20) && n >= 2 * chunk && single_rows >= 0.95 &&
+                        edge_pass <= std::numeric_limits<std::uint32_t>::max();
+    auto& device = stream.device();
+    const PadPush push{static_cast<std::uint32_t>(chunks), static_cast<std::uint32_t>(n_in), rank, 0, 0};
+    if (!passes) {
+      stream.dispatch(device.kernel(kernel.name, 0), bindings, bytes_of(push), chunks);
       return;
     }
-    const PadPush copy{static_cast<std::uint32_t>(chunks), static_cast<std::uint32_t>(n_in), rank, 0, 0};
-    stream.dispatch(stream.device().kernel(kernel.name, 1), bindings, bytes_of(copy), chunks);
-    const PadPush sums{static_cast<std::uint32_t>(sum_pass), static_cast<std::uint32_t>(n_in), rank,
-                       static_cast<std::uint32_t>(slots), 0};
-    stream.dispatch(stream.device().kernel(kernel.name, 2), bindings, bytes_of(sums), sum_pass);
+    stream.dispatch(device.kernel(kernel.name, 1), bindings, bytes_of(push), chunks);
+    const PadPush edges{static_cast<std::uint32_t>(edge_pass), static_cast<std::uint32_t>(n_in), rank,
+                        static_cast<std::uint32_t>(slots), 0};
+    stream.dispatch(device.kernel(kernel.name, 2), bindings, bytes_of(edges), edge_pass);
+    if (single_rows < 1) stream.dispatch(device.kernel(kernel.name, 3), bindings, bytes_of(push), chunks);
   }
 }
 

@@ -141,6 +141,18 @@ std::vector<Case> cases_for(const Target& t, bool bandwidth_case) {
       out.push_back(c);
     }
   }
+  // A destination over 1 MiB, where pad.comp runs as its inner and edge passes (specialization
+  // constants 1 and 2); below it one pass does everything.
+  if (t.op == Op::Pad || (t.op == Op::PadBackward && t.mode == PadMode::Constant)) {
+    Case c;
+    c.seed = rng();
+    c.fill = fill_for();
+    const auto width = static_cast<std::int64_t>(byte_width(t.dtype));
+    c.shape = {4, 64, (std::int64_t{1} << 20) / width / 256 + 5};
+    c.left = {0, 1, 3};
+    c.right = {0, 2, 5};
+    out.push_back(c);
+  }
   if (bandwidth_case) {
     Case c;
     c.seed = rng();
