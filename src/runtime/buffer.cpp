@@ -2,7 +2,10 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <optional>
+#include <string>
+#include <vector>
 
 #include "fvk/error.hpp"
 #include "runtime/device.hpp"
@@ -10,20 +13,29 @@
 namespace fvk::rt {
 namespace {
 
-std::uint32_t pick_memory_type(const vk::PhysicalDeviceMemoryProperties& mem, std::uint32_t allowed, MemoryKind kind) {
+// The memory types that suit `kind`, best first.
+std::vector<std::uint32_t> memory_types(const vk::PhysicalDeviceMemoryProperties& mem, std::uint32_t allowed,
+                                        MemoryKind kind) {
   using F = vk::MemoryPropertyFlagBits;
   std::vector<vk::MemoryPropertyFlags> wishes;
   switch (kind) {
     case MemoryKind::Device: wishes = {F::eDeviceLocal, {}}; break;
     case MemoryKind::Upload: wishes = {F::eHostVisible | F::eHostCoherent}; break;
+    case MemoryKind::Constants:
+      wishes = {F::eDeviceLocal | F::eHostVisible | F::eHostCoherent, F::eHostVisible | F::eHostCoherent};
+      break;
     case MemoryKind::Readback:
       wishes = {F::eHostVisible | F::eHostCoherent | F::eHostCached, F::eHostVisible | F::eHostCoherent};
       break;
   }
+  std::vector<std::uint32_t> types;
   for (const auto& want : wishes)
     for (std::uint32_t i = 0; i < mem.memoryTypeCount; ++i)
-      if ((allowed & (1u << i)) && (mem.memoryTypes[i].propertyFlags & want) == want) return i;
-  fail(ErrorCode::DeviceLimit, "no Vulkan memory type fits this buffer");
+      if ((allowed & (1u << i)) && (mem.memoryTypes[i].propertyFlags & want) == want &&
+          std::find(types.begin(), types.end(), i) == types.end())
+        types.push_back(i);
+  if (types.empty()) fail(ErrorCode::DeviceLimit, "no Vulkan memory type fits this buffer");
+  return types;
 }
 
 }  // namespace
@@ -40,13 +52,18 @@ Buffer::Buffer(const Device& device, vk::DeviceSize bytes, MemoryKind kind)
                                                   .usage = U::eStorageBuffer | U::eTransferSrc | U::eTransferDst,
                                                   .sharingMode = vk::SharingMode::eExclusive});
   const auto req = buffer_.getMemoryRequirements();
-  const auto type = pick_memory_type(device.physical().getMemoryProperties(), req.memoryTypeBits, kind);
-  try {
-    memory_ = vk::raii::DeviceMemory(device.device(),
-                                     vk::MemoryAllocateInfo{.allocationSize = req.size, .memoryTypeIndex = type});
-  } catch (const vk::SystemError& e) {
-    fail(ErrorCode::DeviceLimit, fmt::format("cannot allocate {} bytes of device memory: {}", req.size, e.what()));
+  // The first suitable type that has room (device-local host-visible memory can be a small heap).
+  std::string last_error;
+  for (const auto type : memory_types(device.physical().getMemoryProperties(), req.memoryTypeBits, kind)) {
+    try {
+      memory_ = vk::raii::DeviceMemory(device.device(),
+                                       vk::MemoryAllocateInfo{.allocationSize = req.size, .memoryTypeIndex = type});
+      break;
+    } catch (const vk::SystemError& e) {
+      last_error = e.what();
+    }
   }
+  if (!*memory_) fail(ErrorCode::DeviceLimit, fmt::format("cannot allocate {} bytes of device memory: {}", req.size, last_error));
   buffer_.bindMemory(*memory_, 0);
   if (kind != MemoryKind::Device) mapped_ = memory_.mapMemory(0, VK_WHOLE_SIZE);
 }

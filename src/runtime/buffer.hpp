@@ -12,7 +12,9 @@ class Device;
 
 enum class MemoryKind {
   Device,    // device-local storage for kernels
-  Upload,    // host-visible, written by the host
+  Upload,    // host-visible, written by the host (staging for copies)
+  Constants, // small data the host writes and kernels read in place (shape_buf): device-local and
+             // host-visible where the device has such memory (the BAR), else host-visible
   Readback,  // host-visible (cached where possible), read by the host
 };
 
@@ -28,7 +30,7 @@ class Buffer {
   vk::DeviceSize allocated() const { return allocated_; }  // bytes kernels may touch
   MemoryKind kind() const { return kind_; }
 
-  // Host access for Upload / Readback buffers.
+  // Host access for Upload / Constants / Readback buffers.
   std::span<std::byte> host();
 
   static vk::DeviceSize rounded(vk::DeviceSize bytes) { return bytes < 16 ? 16 : (bytes + 15) / 16 * 16; }

@@ -33,7 +33,7 @@ BufferRange Stream::upload_small(std::span<const std::byte> bytes) {
   const vk::DeviceSize size = Buffer::rounded(bytes.size());
   arena_used_ = (arena_used_ + align - 1) / align * align;
   if (arena_.empty() || arena_used_ + size > arena_.back().allocated()) {
-    arena_.emplace_back(device_, std::max(kArenaChunk, size), MemoryKind::Upload);
+    arena_.emplace_back(device_, std::max(kArenaChunk, size), MemoryKind::Constants);
     arena_used_ = 0;
   }
   auto host = arena_.back().host();
