@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
 """Tables the A/B runs of bench/ab_compare.sh: per set and kernel/dtype, each variant's fraction of
-the same-run copy (median over rounds) and its time relative to the first variant."""
+the same-run copy and its time relative to the first variant, both from the best round (a round
+that hit one of the device's slow stretches must not decide an A/B)."""
 import json
 import pathlib
 import re
-import statistics
 import sys
 
 
