@@ -4,10 +4,11 @@
 //   MODE 1 reflect   (out = pad(in), mirror about the edge element, edge not repeated)
 //   MODE 2 replicate (out = pad(in), clamp to the edge element)
 //   MODE 3 crop      (grad_in = grad_out[in_coord + left]: the constant-pad backward)
-// shape_buf = [in_shape, out_shape, left_pad], `rank` entries each. The wrapper guarantees the pad
-// preconditions (out = in + l + r, reflect pads <= dim - 1, no empty dim where data is needed).
-// Each invocation writes one 16-byte chunk of the destination: CHUNK_ELEMS consecutive elements,
-// walking coordinates incrementally so the per-element cost is a compare and an add.
+// shape_buf = [in_shape, out_shape, left_pad, dst_div_multiplier, dst_div_shifts], `rank` entries
+// each. The wrapper guarantees the pad preconditions (out = in + l + r, reflect pads <= dim - 1, no
+// empty dim where data is needed). Each invocation writes whole 16-byte chunks of the destination
+// (CHUNK_ELEMS consecutive elements), walking coordinates incrementally so the per-element cost is a
+// compare and an add; the passes (one, or inner + edge) are described above main().
 #include "common.glsl"
 
 layout(local_size_x = 256) in;
