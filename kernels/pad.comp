@@ -229,7 +229,7 @@ void write_chunk(uint chunk, uint inner, uint row_dst, uint row_src, uint c, uin
 }
 
 // Passes. The wrapper runs this SPIR-V as one or two pipelines, by specialization constant REGION:
-//  0: one pass writes every chunk (rows under 32 bytes, 8-byte elements, no edges at all);
+//  0: one pass writes every chunk (rows under 32 bytes, destinations under 1 MiB, no edges at all);
 //  1: the inner chunks only, those inside one row and clear of its pads: a copy of 16 source bytes
 //     (or the fill), compiled without the slow path, so the pipeline is lean in registers and
 //     keeps many warps in flight;

@@ -119,6 +119,20 @@ TEST_F(Refusals, BeyondThirtyTwoBitIndexing) {
       Error);
 }
 
+TEST_F(Refusals, DimsFromTwoToTheThirtyOneOn) {
+  // Under 2^32 elements but a dim of 2^31: the kernels' per-axis coordinates are signed 32-bit.
+  for (const auto mode : {PadMode::Constant, PadMode::Reflect, PadMode::Replicate}) {
+    try {
+      infer_pad({std::int64_t{1} << 31}, spec(mode, {0}, {5}));
+      ADD_FAILURE() << name(mode) << ": a dim of 2^31 was accepted";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.code(), ErrorCode::IndexOverflow);
+      EXPECT_NE(std::string(e.what()).find("2^31-1"), std::string::npos) << e.what();
+    }
+  }
+  EXPECT_NO_THROW(infer_pad({(std::int64_t{1} << 31) - 6}, spec(PadMode::Constant, {0}, {5})));
+}
+
 TEST_F(Refusals, BeyondMaxStorageBufferRange) {
   const auto range = ctx().device_info().max_storage_buffer_range;
   // An input just under the binding limit whose padded output is over it (no data is uploaded).

@@ -47,6 +47,8 @@ PadSpec PadSpec::from_torch(PadMode mode, std::size_t rank, std::span<const std:
 namespace {
 
 constexpr std::int64_t kIndexLimit = std::numeric_limits<std::uint32_t>::max();
+// Coordinates along one axis are signed 32-bit in the kernels (c - left can be negative).
+constexpr std::int64_t kDimLimit = std::numeric_limits<std::int32_t>::max();
 
 void check_common(const Shape& given, const PadSpec& spec, std::string_view given_name) {
   const auto rank = given.size();
@@ -79,11 +81,14 @@ void check_mode_rules(const PadGeometry& g) {
            fmt::format("reflect pad ({}, {}) on dim {} of size {}: each pad must be <= dim - 1 = {}", g.left[a],
                        g.right[a], a, g.in[a], g.in[a] - 1));
   }
-  // 32-bit indexing: every element index and every dim fits in u32.
+  // 32-bit indexing: every element index fits in u32 and every dim in i32.
   for (const Shape* s : {&g.in, &g.out}) {
     std::int64_t n = 1;
     for (auto d : *s) {
-      if (d > kIndexLimit) fail(ErrorCode::IndexOverflow, fmt::format("dim {} exceeds 32-bit indexing", d));
+      if (d > kDimLimit)
+        fail(ErrorCode::IndexOverflow,
+             fmt::format("{} tensor {} has a dim of {}; pad kernels take dims up to 2^31-1 (signed 32-bit coordinates)",
+                         s == &g.in ? "input" : "output", to_string(*s), d));
       n *= d;
       if (n > kIndexLimit)
         fail(ErrorCode::IndexOverflow,

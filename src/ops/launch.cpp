@@ -4,6 +4,7 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <limits>
 
 #include "fkc/catalog.hpp"
 #include "fvk/error.hpp"
@@ -58,7 +59,10 @@ PadGeometry coalesce(const PadGeometry& g) {
   for (std::size_t a = 0; a < g.in.size(); ++a) {
     const bool plain = g.left[a] == 0 && g.right[a] == 0;
     const bool prev_plain = !c.in.empty() && c.left.back() == 0 && c.right.back() == 0;
-    if (plain && prev_plain) {
+    // Kernels take each dim as a signed 32-bit coordinate range: merge only below 2^31.
+    const bool fits = !c.in.empty() && c.out.back() * g.out[a] <= std::numeric_limits<std::int32_t>::max() &&
+                      c.in.back() * g.in[a] <= std::numeric_limits<std::int32_t>::max();
+    if (plain && prev_plain && fits) {
       c.in.back() *= g.in[a];
       c.out.back() *= g.out[a];
       continue;

@@ -41,7 +41,8 @@ bool device_has(const DeviceInfo& device, fkc::Feature feature);
 // (caps.requires_features) that the device lacks.
 void check_contract_features(const rt::Device& device, std::string_view kernel);
 
-// Merges neighbouring axes that are not padded (identical index maps), so kernels walk fewer axes.
+// Merges neighbouring axes that are not padded (identical index maps), so kernels walk fewer axes,
+// as long as a merged dim stays below 2^31 (the kernels' coordinates are signed 32-bit).
 PadGeometry coalesce(const PadGeometry& g);
 // shape_buf = [in_shape, out_shape, left_pad] as u32, rank entries each.
 std::vector<std::uint32_t> shape_buf(const PadGeometry& g);

@@ -37,7 +37,7 @@ void record_pad_backward(rt::Stream& stream, const PadGeometry& geometry, DType 
   const std::uint64_t n_in = static_cast<std::uint64_t>(numel(g.in));
   const std::uint64_t n_out = static_cast<std::uint64_t>(numel(g.out));
   if (n_in == 0) return;
-  const auto& kernel = stream.device().kernel(pad_backward_kernel(g.mode, dtype, algorithm));
+  const std::string kernel_name = pad_backward_kernel(g.mode, dtype, algorithm);
   // The deterministic kernel also divides by grad_in's dims (divisors after left_pad).
   const auto sb = algorithm == BackwardAlgorithm::Atomic ? shape_buf(g) : with_divisors(shape_buf(g), g.in);
   const rt::BufferRange bindings[] = {rt::whole(grad_out), rt::whole(grad_in),
@@ -48,7 +48,7 @@ void record_pad_backward(rt::Stream& stream, const PadGeometry& geometry, DType 
     stream.fill(grad_in, 0);
     stream.barrier();
     const PadPush push{static_cast<std::uint32_t>(n_out), static_cast<std::uint32_t>(n_in), rank, 0, 0};
-    stream.dispatch(kernel, bindings, bytes_of(push), n_out);
+    stream.dispatch(stream.device().kernel(kernel_name), bindings, bytes_of(push), n_out);
   } else {
     // pad_backward_det.comp on tensors of 4 MiB and more with rows of two chunks and more, where at
     // most 5% of the rows have several contributors on an outer axis: a copy pass over the chunks
@@ -60,7 +60,9 @@ void record_pad_backward(rt::Stream& stream, const PadGeometry& geometry, DType 
     const std::uint64_t chunks = (n_in + chunk - 1) / chunk;  // 16-byte chunks of grad_in
     const auto n = static_cast<std::uint64_t>(g.in.back());
     const auto left = static_cast<std::uint64_t>(g.left.back()), right = static_cast<std::uint64_t>(g.right.back());
-    const std::uint64_t slots = (left + right + 1) / chunk + 4;
+    // Edge chunks per row: those touching elements 0..left and n-1-right..n-1 (reflect), or elements
+    // 0 and n-1 (replicate: two chunks however wide the pads).
+    const std::uint64_t slots = g.mode == PadMode::Reflect ? (left + right + 1) / chunk + 3 : 2;
     const std::uint64_t edge_pass = n_in / n * slots;
     double single_rows = 1;  // fraction of rows with one contributor on every outer axis
     for (std::size_t a = 0; a + 1 < g.in.size(); ++a) {
@@ -75,14 +77,14 @@ void record_pad_backward(rt::Stream& stream, const PadGeometry& geometry, DType 
     auto& device = stream.device();
     const PadPush push{static_cast<std::uint32_t>(chunks), static_cast<std::uint32_t>(n_in), rank, 0, 0};
     if (!passes) {
-      stream.dispatch(device.kernel(kernel.name, 0), bindings, bytes_of(push), chunks);
+      stream.dispatch(device.kernel(kernel_name, 0), bindings, bytes_of(push), chunks);
       return;
     }
-    stream.dispatch(device.kernel(kernel.name, 1), bindings, bytes_of(push), chunks);
+    stream.dispatch(device.kernel(kernel_name, 1), bindings, bytes_of(push), chunks);
     const PadPush edges{static_cast<std::uint32_t>(edge_pass), static_cast<std::uint32_t>(n_in), rank,
                         static_cast<std::uint32_t>(slots), 0};
-    stream.dispatch(device.kernel(kernel.name, 2), bindings, bytes_of(edges), edge_pass);
-    if (single_rows < 1) stream.dispatch(device.kernel(kernel.name, 3), bindings, bytes_of(push), chunks);
+    stream.dispatch(device.kernel(kernel_name, 2), bindings, bytes_of(edges), edge_pass);
+    if (single_rows < 1) stream.dispatch(device.kernel(kernel_name, 3), bindings, bytes_of(push), chunks);
   }
 }
 

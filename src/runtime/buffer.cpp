@@ -52,9 +52,13 @@ Buffer::Buffer(const Device& device, vk::DeviceSize bytes, MemoryKind kind)
                                                   .usage = U::eStorageBuffer | U::eTransferSrc | U::eTransferDst,
                                                   .sharingMode = vk::SharingMode::eExclusive});
   const auto req = buffer_.getMemoryRequirements();
-  // The first suitable type that has room (device-local host-visible memory can be a small heap).
+  // The best suitable type; for Constants, the next one when it has no room (device-local
+  // host-visible memory can be a small heap). Other kinds do not fall back: a tensor that does not
+  // fit in device memory is an error, not a silent move to host memory.
   std::string last_error;
-  for (const auto type : memory_types(device.physical().getMemoryProperties(), req.memoryTypeBits, kind)) {
+  auto types = memory_types(device.physical().getMemoryProperties(), req.memoryTypeBits, kind);
+  if (kind != MemoryKind::Constants) types.erase(types.begin() + 1, types.end());  // never empty
+  for (const auto type : types) {
     try {
       memory_ = vk::raii::DeviceMemory(device.device(),
                                        vk::MemoryAllocateInfo{.allocationSize = req.size, .memoryTypeIndex = type});

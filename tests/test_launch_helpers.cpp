@@ -1,5 +1,5 @@
-// The divisor constants the pad kernels divide with (ops::with_divisors), held against plain
-// division: the shaders compute q = (hi + ((n - hi) >> s1)) >> s2 with hi = mulhi(n, m); this test
+// Host helpers of the pad wrappers. The divisor constants the kernels divide with
+// (ops::with_divisors), held against plain division: the shaders compute q = (hi + ((n - hi) >> s1)) >> s2 with hi = mulhi(n, m); this test
 // does the same arithmetic on the host for divisors from 1 to 2^32 - 1 and numerators at the edges
 // of the 32-bit range and at random.
 #include <gtest/gtest.h>
@@ -34,6 +34,18 @@ TEST(Divisors, MultiplyHighMatchesDivisionOverTheWholeRange) {
     for (int k = 0; k < 20000; ++k) numerators.push_back(static_cast<std::uint32_t>(rng()));
     for (const auto n : numerators) ASSERT_EQ(shader_divide(n, m, shifts), n / d) << "n " << n << " d " << d;
   }
+}
+
+TEST(Coalesce, MergesUnpaddedNeighboursOnlyBelowTwoToTheThirtyOne) {
+  // [40000, 60000, 3] padded on the last axis only: the first two are unpadded neighbours, but their
+  // product (2.4e9) would not fit a signed 32-bit coordinate.
+  const PadGeometry big{PadMode::Constant, {40000, 60000, 3}, {40000, 60000, 5}, {0, 0, 1}, {0, 0, 1}};
+  EXPECT_EQ(ops::coalesce(big).in, (Shape{40000, 60000, 3}));
+  const PadGeometry small{PadMode::Reflect, {4, 6, 3}, {4, 6, 5}, {0, 0, 1}, {0, 0, 1}};
+  const auto c = ops::coalesce(small);
+  EXPECT_EQ(c.in, (Shape{24, 3}));
+  EXPECT_EQ(c.out, (Shape{24, 5}));
+  EXPECT_EQ(c.left, (std::vector<std::int64_t>{0, 1}));
 }
 
 }  // namespace
