@@ -1,7 +1,7 @@
 // Host helpers of the pad wrappers. The divisor constants the kernels divide with
-// (ops::with_divisors), held against plain division: the shaders compute q = (hi + ((n - hi) >> s1)) >> s2 with hi = mulhi(n, m); this test
-// does the same arithmetic on the host for divisors from 1 to 2^32 - 1 and numerators at the edges
-// of the 32-bit range and at random.
+// (ops::with_divisors), held against plain division: the shaders compute q = (hi + ((n - hi) >> s1)) >> s2 with hi =
+// mulhi(n, m); this test does the same arithmetic on the host for divisors from 1 to 2^32 - 1 and numerators at the
+// edges of the 32-bit range and at random.
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -19,7 +19,7 @@ std::uint32_t shader_divide(std::uint32_t n, std::uint32_t m, std::uint32_t shif
 }
 
 TEST(Divisors, MultiplyHighMatchesDivisionOverTheWholeRange) {
-  const Shape dims{1, 2, 3, 5, 7, 64, 68, 518, 481024, 65535, 65537, 2147483647LL, 2147483648LL, 2147483649LL,
+  const Shape dims{1,           2, 3, 5, 7, 64, 68, 518, 481024, 65535, 65537, 2147483647LL, 2147483648LL, 2147483649LL,
                    4294967295LL};
   const std::vector<std::uint32_t> prefix{9, 9};  // whatever precedes the divisors stays untouched
   const auto buf = ops::with_divisors(prefix, dims);
@@ -29,8 +29,8 @@ TEST(Divisors, MultiplyHighMatchesDivisionOverTheWholeRange) {
   for (std::size_t i = 0; i < dims.size(); ++i) {
     const auto d = static_cast<std::uint32_t>(dims[i]);
     const std::uint32_t m = buf[prefix.size() + i], shifts = buf[prefix.size() + dims.size() + i];
-    std::vector<std::uint32_t> numerators{0, 1, d - 1, d, d + 1, 2 * d - 1, 2 * d, 0x7FFFFFFFu, 0x80000000u,
-                                          0xFFFFFFFEu, 0xFFFFFFFFu};
+    std::vector<std::uint32_t> numerators{0,     1,           d - 1,       d,           d + 1,      2 * d - 1,
+                                          2 * d, 0x7FFFFFFFu, 0x80000000u, 0xFFFFFFFEu, 0xFFFFFFFFu};
     for (int k = 0; k < 20000; ++k) numerators.push_back(static_cast<std::uint32_t>(rng()));
     for (const auto n : numerators) ASSERT_EQ(shader_divide(n, m, shifts), n / d) << "n " << n << " d " << d;
   }

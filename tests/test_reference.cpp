@@ -238,8 +238,8 @@ TEST(ReferenceBackward, SingleContributorKeepsItsBitsAndSumsStartFromTheFirstTer
   const auto grad_in = ref::pad_backward_sum(make<float>(DType::F32, {4}, {-0.0f, -0.0f, -0.0f, nan_payload}),
                                              backward({4}, PadMode::Reflect, {1}, {0}));
   const auto v = values<float>(grad_in);
-  EXPECT_TRUE(std::signbit(v[0]));                          // one term: -0.0 stays -0.0
-  EXPECT_TRUE(std::signbit(v[1]));                          // -0 + -0 = -0 (from +0 it would be +0)
+  EXPECT_TRUE(std::signbit(v[0]));                             // one term: -0.0 stays -0.0
+  EXPECT_TRUE(std::signbit(v[1]));                             // -0 + -0 = -0 (from +0 it would be +0)
   EXPECT_EQ(std::bit_cast<std::uint32_t>(v[2]), 0x7FA00001u);  // the payload, not a quieted NaN
 }
 

@@ -67,9 +67,12 @@ void record_gather(rt::Stream& stream, const std::string& kernel_name, const Pad
   const auto sb = gather_shape_buf(g, crop);
   const rt::BufferRange bindings[] = {rt::whole(src), rt::whole(dst),
                                       stream.upload_small(std::as_bytes(std::span(sb)))};
-  const GatherPush push{static_cast<std::uint32_t>(main_pass),   static_cast<std::uint32_t>(n_dst),
-                        static_cast<std::uint32_t>(g.in.size()), static_cast<std::uint32_t>(fill_bits),
-                        static_cast<std::uint32_t>(fill_bits >> 32), static_cast<std::uint32_t>(edge),
+  const GatherPush push{static_cast<std::uint32_t>(main_pass),
+                        static_cast<std::uint32_t>(n_dst),
+                        static_cast<std::uint32_t>(g.in.size()),
+                        static_cast<std::uint32_t>(fill_bits),
+                        static_cast<std::uint32_t>(fill_bits >> 32),
+                        static_cast<std::uint32_t>(edge),
                         static_cast<std::uint32_t>(slots)};
   auto& device = stream.device();
   if (edge == 0) {

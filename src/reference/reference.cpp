@@ -231,7 +231,7 @@ HostTensor pad_backward_sum(const HostTensor& grad_out, const PadGeometry& g) {
   const auto width = grad_out.elem_bytes();
   for_each_gradient_sum(g, [&](std::size_t in_flat, std::span<const std::int64_t> out_flats) {
     if (out_flats.empty()) return;  // (every element of a reflect / replicate pad has one)
-    if (out_flats.size() == 1) {  // one contributor: its bits, unchanged (-0.0 and NaN payloads too)
+    if (out_flats.size() == 1) {    // one contributor: its bits, unchanged (-0.0 and NaN payloads too)
       std::memcpy(grad_in.data.data() + in_flat * width,
                   grad_out.data.data() + static_cast<std::size_t>(out_flats[0]) * width, width);
       return;

@@ -67,7 +67,8 @@ Buffer::Buffer(const Device& device, vk::DeviceSize bytes, MemoryKind kind)
       last_error = e.what();
     }
   }
-  if (!*memory_) fail(ErrorCode::DeviceLimit, fmt::format("cannot allocate {} bytes of device memory: {}", req.size, last_error));
+  if (!*memory_)
+    fail(ErrorCode::DeviceLimit, fmt::format("cannot allocate {} bytes of device memory: {}", req.size, last_error));
   buffer_.bindMemory(*memory_, 0);
   if (kind != MemoryKind::Device) mapped_ = memory_.mapMemory(0, VK_WHOLE_SIZE);
 }

@@ -11,11 +11,11 @@ namespace fvk::rt {
 class Device;
 
 enum class MemoryKind {
-  Device,    // device-local storage for kernels
-  Upload,    // host-visible, written by the host (staging for copies)
-  Constants, // small data the host writes and kernels read in place (shape_buf): device-local and
-             // host-visible where the device has such memory (the BAR), else host-visible
-  Readback,  // host-visible (cached where possible), read by the host
+  Device,     // device-local storage for kernels
+  Upload,     // host-visible, written by the host (staging for copies)
+  Constants,  // small data the host writes and kernels read in place (shape_buf): device-local and
+              // host-visible where the device has such memory (the BAR), else host-visible
+  Readback,   // host-visible (cached where possible), read by the host
 };
 
 class Buffer {

@@ -294,14 +294,15 @@ const Kernel& Device::kernel(const std::string& name, std::uint32_t variant) {
   const vk::SpecializationMapEntry entry0{.constantID = 0, .offset = 0, .size = sizeof(variant)};
   const vk::SpecializationInfo specialization{
       .mapEntryCount = 1, .pMapEntries = &entry0, .dataSize = sizeof(variant), .pData = &variant};
-  vk::ComputePipelineCreateInfo pipeline_info{.stage = {.stage = vk::ShaderStageFlagBits::eCompute,
-                                                        .module = *module,
-                                                        .pName = "main",
-                                                        .pSpecializationInfo = variant == 0 ? nullptr : &specialization},
-                                              .layout = *layout};
+  vk::ComputePipelineCreateInfo pipeline_info{
+      .stage = {.stage = vk::ShaderStageFlagBits::eCompute,
+                .module = *module,
+                .pName = "main",
+                .pSpecializationInfo = variant == 0 ? nullptr : &specialization},
+      .layout = *layout};
   vk::raii::Pipeline pipeline(device_, nullptr, pipeline_info);
-  auto k = std::make_unique<Kernel>(Kernel{name, variant, iface, std::move(module), std::move(set_layout),
-                                           std::move(layout), std::move(pipeline)});
+  auto k = std::make_unique<Kernel>(
+      Kernel{name, variant, iface, std::move(module), std::move(set_layout), std::move(layout), std::move(pipeline)});
   return *kernels_.emplace(key, std::move(k)).first->second;
 }
 
