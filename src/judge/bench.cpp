@@ -104,7 +104,8 @@ BenchResult run_bench(rt::Device& device, const BenchOptions& options,
   // and then measured 2-7x slow (a transient of the shared device, not of our kernels: the same
   // rows in the next run, or the next round, were not); the best of a few rounds is what the
   // kernel does.
-  for (int round = 0; round < std::max(options.rounds, 1); ++round) {
+  const int rounds = std::max(options.rounds, 1);
+  for (int round = 0; round < rounds; ++round) {
     copy_ns.clear();
     std::size_t index = 0;
     for (const auto& set : options.sets) {
@@ -132,8 +133,8 @@ BenchResult run_bench(rt::Device& device, const BenchOptions& options,
             row.shape = set.shape;
             row.torch_pads = elementwise ? std::vector<std::int64_t>{} : set.torch_pads;
             row.bytes = bytes;
-            row.gpu_ns = ns;
-            row.copy_gbps = cbytes / cns;
+            row.gpu_ns = std::numeric_limits<double>::infinity();
+            row.copy_gbps = 0;
             result.rows.push_back(row);
           }
           BenchRow& row = result.rows[index++];
@@ -141,7 +142,7 @@ BenchResult run_bench(rt::Device& device, const BenchOptions& options,
           row.copy_gbps = std::max(row.copy_gbps, cbytes / cns);
           row.gbps = row.bytes / row.gpu_ns;
           row.roofline_fraction = row.gbps / row.copy_gbps;
-          if (round + 1 == std::max(options.rounds, 1)) progress(row);
+          if (round + 1 == rounds) progress(row);
         }
       }
     }

@@ -74,17 +74,19 @@ void record_pad_backward(rt::Stream& stream, const PadGeometry& geometry, DType 
     }
     const bool passes = n_in * byte_width(dtype) >= (4u << 20) && n >= 2 * chunk && single_rows >= 0.95 &&
                         edge_pass <= std::numeric_limits<std::uint32_t>::max();
+    // pad_backward_det.comp's passes (its specialization constant REGION).
+    constexpr std::uint32_t kOnePass = 0, kCopyPass = 1, kEdgePass = 2, kMultiRowPass = 3;
     auto& device = stream.device();
     const PadPush push{static_cast<std::uint32_t>(chunks), static_cast<std::uint32_t>(n_in), rank, 0, 0};
     if (!passes) {
-      stream.dispatch(device.kernel(kernel_name, 0), bindings, bytes_of(push), chunks);
+      stream.dispatch(device.kernel(kernel_name, kOnePass), bindings, bytes_of(push), chunks);
       return;
     }
-    stream.dispatch(device.kernel(kernel_name, 1), bindings, bytes_of(push), chunks);
+    stream.dispatch(device.kernel(kernel_name, kCopyPass), bindings, bytes_of(push), chunks);
     const PadPush edges{static_cast<std::uint32_t>(edge_pass), static_cast<std::uint32_t>(n_in), rank,
                         static_cast<std::uint32_t>(slots), 0};
-    stream.dispatch(device.kernel(kernel_name, 2), bindings, bytes_of(edges), edge_pass);
-    if (single_rows < 1) stream.dispatch(device.kernel(kernel_name, 3), bindings, bytes_of(push), chunks);
+    stream.dispatch(device.kernel(kernel_name, kEdgePass), bindings, bytes_of(edges), edge_pass);
+    if (single_rows < 1) stream.dispatch(device.kernel(kernel_name, kMultiRowPass), bindings, bytes_of(push), chunks);
   }
 }
 
