@@ -15,6 +15,19 @@
 namespace fvk::judge {
 namespace {
 
+// Whether the kernel name contains one of the comma-separated words of `filter` (empty: all).
+bool matches_filter(const std::string& kernel, const std::string& filter) {
+  if (filter.empty()) return true;
+  std::size_t begin = 0;
+  while (begin <= filter.size()) {
+    const std::size_t end = std::min(filter.find(',', begin), filter.size());
+    const std::string word = filter.substr(begin, end - begin);
+    if (!word.empty() && kernel.find(word) != std::string::npos) return true;
+    begin = end + 1;
+  }
+  return false;
+}
+
 // The dtypes benchmarked per family: one per byte width, bf16 beside f16 (same kernel, PyTorch
 // treats them apart), and f64 for the summing backwards.
 struct Family {
@@ -117,7 +130,7 @@ BenchResult run_bench(rt::Device& device, const BenchOptions& options,
         for (const DType d : f.dtypes) {
           const auto t = find_target(f, d);
           if (!t) continue;
-          if (!options.kernel_filter.empty() && t->kernel.find(options.kernel_filter) == std::string::npos) continue;
+          if (!matches_filter(t->kernel, options.kernel_filter)) continue;
           const bool elementwise = f.op == ops::Op::MaskedFill;
           const std::vector<std::int64_t> zeros(set.shape.size(), 0);
           const Workload w =

@@ -45,7 +45,7 @@ struct BenchResult {
 
 struct BenchOptions {
   std::vector<BenchSet> sets;
-  std::string kernel_filter;
+  std::string kernel_filter;  // only kernels whose name contains one of these comma-separated words
   int reps = 15;
   int rounds = 3;                // each row keeps its fastest round (see run_bench)
   double warm_up_seconds = 2.0;  // large copies first, so clocks have ramped up before timing

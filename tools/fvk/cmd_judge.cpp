@@ -58,7 +58,8 @@ Registrar reg_bench([](CLI::App& app, GlobalOptions& global) {
   sub->add_option("--reps", opts->reps, "timed repetitions (median)");
   sub->add_option("--rounds", opts->rounds, "timed rounds; each row keeps its fastest (default 3, 1 with --quick)");
   sub->add_option("--warm-up", opts->warm_up_seconds, "seconds of large copies before timing (clocks ramp up)");
-  sub->add_option("--kernel", opts->kernel_filter, "only kernels whose name contains this");
+  sub->add_option("--kernel", opts->kernel_filter,
+                  "only kernels whose name contains one of these comma-separated words");
   set_action(sub, [&global, json, csv, sets, quick, opts, sub]() {
     if (*quick && sub->count("--rounds") == 0) opts->rounds = 1;
     Context ctx = make_context(global);
