@@ -228,16 +228,18 @@ void write_chunk(uint chunk, uint inner, uint row_dst, uint row_src, uint c, uin
   dst[chunk] = out_chunk;
 }
 
-// Passes. The wrapper runs this SPIR-V as one or two pipelines, by specialization constant REGION:
-//  0: one pass writes every chunk (rows under 32 bytes, destinations under 1 MiB, no edges at all);
+// Passes. The wrapper runs this SPIR-V as one pipeline per pass, by specialization constant REGION
+// (each pipeline is compiled for its own path only, so the lean ones keep many warps in flight):
+//  0: one pass writes every chunk (rows under 32 bytes, destinations under 1 MiB with edges);
 //  1: the inner chunks only, those inside one row and clear of its pads: a copy of 16 source bytes
-//     (or the fill), compiled without the slow path, so the pipeline is lean in registers and
-//     keeps many warps in flight;
+//     (or the fill), one chunk per invocation, for rows under INNER_LONG_ROW_BYTES;
+//  3: the same on rows of INNER_LONG_ROW_BYTES and more, four chunks per invocation (inner_four);
 //  2: the edge chunks (a pad slot or a row end inside), enumerated per row boundary: `slots`
-//     invocations for the few chunks around each boundary, writing exactly those pass 1 leaves.
-// Passes 1 and 2 write disjoint chunks: no barrier between them.
-// Rows of LONG_ROW_BYTES and more: each main-pass invocation takes 4 chunks, 32 chunks apart (every
-// store of a warp is one contiguous run). Shorter rows: one chunk per invocation, where more
+//     invocations for the few chunks around each boundary, writing exactly those pass 1 / 3 leaves.
+// The inner and edge passes write disjoint chunks: no barrier between them. Where rows are whole
+// chunks without pads, there are no edge chunks and the inner pass alone writes everything.
+// In the one pass, rows of LONG_ROW_BYTES and more: each invocation takes 4 chunks, 32 chunks apart
+// (every store of a warp is one contiguous run). Shorter rows: one chunk per invocation, where more
 // parallelism pays more than saved index math (measured on the H200). The wrapper sizes the passes
 // by the same rules.
 layout(constant_id = 0) const uint REGION = 0u;
@@ -263,21 +265,20 @@ bool is_edge(uint c, uint row_dst, uint pl, uint pr) { return c < pl || c + uint
 // Column of destination element e.
 uint column(uint e, uint inner, uint row_dst) { return e - div_dst(e, inner) * row_dst; }
 
-// Writes an inner chunk (inside one row, clear of its pads): 16 consecutive source bytes, or the
-// fill when the whole row lies in a constant pad of an outer axis.
-void write_inner(uint chunk, uint inner, uint c, uint outer_off, bool outer_ok) {
+// An inner chunk (inside one row, clear of its pads): 16 consecutive source bytes, or the fill when
+// the whole row lies in a constant pad of an outer axis.
+uvec4 inner_value(uint inner, uint c, uint outer_off, bool outer_ok) {
 #if MODE == 0
   if (!outer_ok) {
 #if ELEM_BYTES == 1
-    dst[chunk] = uvec4((pc.fill_lo & 0xFFu) * 0x01010101u);
+    return uvec4((pc.fill_lo & 0xFFu) * 0x01010101u);
 #elif ELEM_BYTES == 2
-    dst[chunk] = uvec4((pc.fill_lo & 0xFFFFu) * 0x00010001u);
+    return uvec4((pc.fill_lo & 0xFFFFu) * 0x00010001u);
 #elif ELEM_BYTES == 4
-    dst[chunk] = uvec4(pc.fill_lo);
+    return uvec4(pc.fill_lo);
 #else
-    dst[chunk] = uvec4(pc.fill_lo, pc.fill_hi, pc.fill_lo, pc.fill_hi);
+    return uvec4(pc.fill_lo, pc.fill_hi, pc.fill_lo, pc.fill_hi);
 #endif
-    return;
   }
 #endif
 #if MODE == 3
@@ -285,7 +286,36 @@ void write_inner(uint chunk, uint inner, uint c, uint outer_off, bool outer_ok) 
 #else
   const uint i0 = c - left_pad(inner);
 #endif
-  dst[chunk] = load16((outer_off + i0) * uint(ELEM_BYTES));
+  return load16((outer_off + i0) * uint(ELEM_BYTES));
+}
+
+// The inner pass on rows of INNER_LONG_ROW_BYTES and more: four chunks per invocation, 32 apart (each
+// store of a warp is one contiguous 512-byte run; a step crosses at most one row end), all four
+// loads issued before the first store.
+#define INNER_LONG_ROW_BYTES 512u
+void inner_four(uint g, uint total, uint inner, uint row_dst, uint row_src, uint pl, uint pr) {
+  const uint q = (g / 32u) * 128u + (g % 32u);
+  if (q >= total) return;
+  uint c, outer_off;
+  uint coord[7];
+  bool outer_ok;
+  locate(q, inner, row_dst, row_src, c, coord, outer_off, outer_ok);
+  uvec4 v[4];
+  bool w[4];
+  [[unroll]] for (uint k = 0u; k < 4u; ++k) {
+    if (k > 0u) {
+      c += 32u * uint(CHUNK_ELEMS);
+      if (c >= row_dst) {
+        c -= row_dst;
+        next_row(coord, outer_off, outer_ok, inner, row_src);
+      }
+    }
+    w[k] = q + 32u * k < total && !is_edge(c, row_dst, pl, pr);
+    v[k] = uvec4(0u);
+    if (w[k]) v[k] = inner_value(inner, c, outer_off, outer_ok);
+  }
+  [[unroll]] for (uint k = 0u; k < 4u; ++k)
+    if (w[k]) dst[q + 32u * k] = v[k];
 }
 
 void main() {
@@ -313,15 +343,20 @@ void main() {
     return;
   }
   if (g >= pc.n_chunks) return;  // invocations of this pass
-  // 1-byte elements keep one chunk per invocation on long rows too (measured 5-10 points faster).
+  if (REGION == 3u) {  // the inner pass, rows of INNER_LONG_ROW_BYTES and more
+    inner_four(g, total, inner, row_dst, row_src, pl, pr);
+    return;
+  }
+  if (REGION == 1u) {  // the inner pass, shorter rows: one chunk per invocation
+    if (g >= total || is_edge(column(g * E, inner, row_dst), row_dst, pl, pr)) return;  // the edge pass's
+    locate(g, inner, row_dst, row_src, c, coord, outer_off, outer_ok);
+    dst[g] = inner_value(inner, c, outer_off, outer_ok);
+    return;
+  }
+  // The one pass. 1-byte elements keep one chunk per invocation on long rows too (measured 5-10
+  // points faster).
   if (ELEM_BYTES == 1 || row_dst * uint(ELEM_BYTES) < LONG_ROW_BYTES) {  // one chunk per invocation
     if (g >= total) return;
-    if (REGION == 1u) {
-      if (is_edge(column(g * E, inner, row_dst), row_dst, pl, pr)) return;  // the edge pass's
-      locate(g, inner, row_dst, row_src, c, coord, outer_off, outer_ok);
-      write_inner(g, inner, c, outer_off, outer_ok);
-      return;
-    }
     locate(g, inner, row_dst, row_src, c, coord, outer_off, outer_ok);
     write_chunk(g, inner, row_dst, row_src, c, coord, outer_off, outer_ok);
     return;
@@ -340,10 +375,6 @@ void main() {
         next_row(coord, outer_off, outer_ok, inner, row_src);
       }
     }
-    if (REGION == 1u) {
-      if (!is_edge(c, row_dst, pl, pr)) write_inner(q, inner, c, outer_off, outer_ok);
-    } else {
-      write_chunk(q, inner, row_dst, row_src, c, coord, outer_off, outer_ok);
-    }
+    write_chunk(q, inner, row_dst, row_src, c, coord, outer_off, outer_ok);
   }
 }

@@ -25,7 +25,7 @@ struct GatherPush {
 static_assert(sizeof(GatherPush) == 28);
 
 // pad.comp's passes (its specialization constant REGION).
-constexpr std::uint32_t kOnePass = 0, kInnerPass = 1, kEdgePass = 2;
+constexpr std::uint32_t kOnePass = 0, kInnerPass = 1, kEdgePass = 2, kInnerLongPass = 3;
 
 // pad.comp's shape_buf: [in_shape, out_shape, left_pad] and the divisors of the destination dims.
 std::vector<std::uint32_t> gather_shape_buf(const PadGeometry& g, bool crop) {
@@ -49,24 +49,30 @@ void record_gather(rt::Stream& stream, const std::string& kernel_name, const Pad
   const std::uint64_t width = byte_width(dtype);
   const std::uint64_t chunk_elems = 16 / width;
   const std::uint64_t chunks_total = (n_dst + chunk_elems - 1) / chunk_elems;
-  // Main pass: one chunk per invocation, or four 32 apart on rows of 8 KiB and more (not for 1-byte
-  // elements, where one per invocation measured faster).
   const std::uint64_t row = static_cast<std::uint64_t>(crop ? g.in.back() : g.out.back());
-  const bool long_rows = row * width >= 8192 && width > 1;
-  const std::uint64_t main_pass = long_rows ? (chunks_total + 127) / 128 * 32 : chunks_total;
-  // Edge pass: `slots` invocations per row boundary for the chunks holding a pad slot or a row end,
-  // where there are such chunks, rows of 32 bytes and more (shorter ones have hardly any other
-  // chunk) and 1 MiB of destination or more (below, a second dispatch costs more latency than the
-  // lean pass saves: a 3x5 pad measured 0.3 us per op in a batch with one pass, 0.9 with two).
   const std::uint64_t left = crop ? 0 : static_cast<std::uint64_t>(g.left.back());
   const std::uint64_t right = crop ? 0 : static_cast<std::uint64_t>(g.right.back());
-  const std::uint64_t slots = (left + right) / chunk_elems + 2;
+  // Edge chunks (a pad slot or a row end inside) exist unless rows are whole chunks with no pad.
   const bool has_edges = left + right > 0 || (row * width) % 16 != 0;
+  // The inner pass: four chunks 32 apart per invocation on rows of 512 bytes and more, else one.
+  const std::uint64_t inner_pass = row * width >= 512 ? (chunks_total + 127) / 128 * 32 : chunks_total;
+  // Edge pass: `slots` invocations per row boundary for the edge chunks, where rows have 32 bytes
+  // and more (shorter ones have hardly any other chunk) and the destination 1 MiB and more (below,
+  // a second dispatch costs more latency than the lean pass saves: a 3x5 pad measured 0.3 us per op
+  // in a batch with one pass, 0.9 with two).
+  const std::uint64_t slots = (left + right) / chunk_elems + 2;
   std::uint64_t edge = has_edges && row * width >= 32 && n_dst * width >= (1u << 20) ? (n_dst / row + 1) * slots : 0;
   if (edge > std::numeric_limits<std::uint32_t>::max()) edge = 0;  // the kernel's index is 32-bit
+  // The one pass, where the edge pass is not used: one chunk per invocation, or four 32 apart on
+  // rows of 8 KiB and more (not for 1-byte elements, where one per invocation measured faster).
+  const std::uint64_t one_pass = row * width >= 8192 && width > 1 ? (chunks_total + 127) / 128 * 32 : chunks_total;
   const auto sb = gather_shape_buf(g, crop);
   const rt::BufferRange bindings[] = {rt::whole(src), rt::whole(dst),
                                       stream.upload_small(std::as_bytes(std::span(sb)))};
+  // Rows of whole chunks and no pad, 512 bytes and more: every chunk is an inner chunk, and the lean
+  // inner pass does them all (on shorter rows the one pass measured faster).
+  const bool inner_only = !has_edges && row * width >= 512;
+  const std::uint64_t main_pass = inner_only || edge > 0 ? inner_pass : one_pass;
   const GatherPush push{static_cast<std::uint32_t>(main_pass),
                         static_cast<std::uint32_t>(n_dst),
                         static_cast<std::uint32_t>(g.in.size()),
@@ -75,13 +81,19 @@ void record_gather(rt::Stream& stream, const std::string& kernel_name, const Pad
                         static_cast<std::uint32_t>(edge),
                         static_cast<std::uint32_t>(slots)};
   auto& device = stream.device();
+  const std::uint32_t inner_variant = row * width >= 512 ? kInnerLongPass : kInnerPass;
+  if (inner_only) {
+    stream.dispatch(device.kernel(kernel_name, inner_variant), bindings, bytes_of(push), main_pass);
+    return;
+  }
   if (edge == 0) {
     stream.dispatch(device.kernel(kernel_name, kOnePass), bindings, bytes_of(push), main_pass);
     return;
   }
-  // The two passes write disjoint chunks, so no barrier between them.
-  stream.dispatch(device.kernel(kernel_name, kInnerPass), bindings, bytes_of(push), main_pass);
+  // The two passes write disjoint chunks, so no barrier between them; the edge pass goes first, so
+  // its few, slower invocations run alongside the inner pass instead of after it.
   stream.dispatch(device.kernel(kernel_name, kEdgePass), bindings, bytes_of(push), edge);
+  stream.dispatch(device.kernel(kernel_name, inner_variant), bindings, bytes_of(push), main_pass);
 }
 
 }  // namespace

@@ -152,6 +152,12 @@ std::vector<Case> cases_for(const Target& t, bool bandwidth_case) {
     c.left = {0, 1, 3};
     c.right = {0, 2, 5};
     out.push_back(c);
+    // The same with rows under 512 bytes, where the inner pass takes one chunk per invocation.
+    c.seed = rng();
+    c.shape = {2, (std::int64_t{1} << 20) / width / 92 + 1, 40};
+    c.left = {0, 2, 1};
+    c.right = {0, 1, 5};
+    out.push_back(c);
   }
   if (bandwidth_case) {
     Case c;
