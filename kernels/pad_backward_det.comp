@@ -40,6 +40,8 @@ layout(set = 0, binding = 1, std430) writeonly buffer GradIn4 { uvec4 grad_in4[]
 // [in_shape, out_shape, left_pad, in_div_multiplier, in_div_shifts], `rank` entries each.
 layout(set = 0, binding = 2, std430) readonly buffer ShapeBuf { uint shape_buf[]; };
 
+layout(constant_id = 0) const uint REGION = 0u;  // the pass (see main)
+
 layout(push_constant) uniform Params {
   uint n_invocations;  // this pass's invocations (see main)
   uint n_in;           // grad_in elements
@@ -54,11 +56,10 @@ layout(push_constant) uniform Params {
 //     warps stay in flight;
 //  2: the chunks at the two ends of each row that pass 1 leaves, `slots` invocations per grad_in
 //     row, in rows whose outer axes have one contributor each;
-//  3: every chunk of the rows whose outer axes have several contributors, one invocation per
-//     chunk of grad_in (the others return at once).
+//  3: every chunk of the rows whose outer axes have several contributors: 32 invocations per
+//     grad_in row, each taking every 32nd chunk of its row (in other rows they return at once).
 // Passes 1, 2 and 3 write disjoint chunks (a chunk belongs to the row of its first element): no
 // barrier between them.
-layout(constant_id = 0) const uint REGION = 0u;
 
 uint in_dim(uint a) { return shape_buf[a]; }
 uint out_dim(uint a) { return shape_buf[pc.rank + a]; }
@@ -156,6 +157,13 @@ void add_run(inout precise ACC acc, uint off, Contributors c) {
 #else
   const uint p = off + c.p0;
   uint k = 0u;
+  if (REGION == 2u) {  // the edge pass: few invocations, each a long chain; more loads in flight
+    for (; k + 32u <= c.count; k += 32u) {
+      ACC x[32];
+      [[unroll]] for (uint j = 0u; j < 32u; ++j) x[j] = load(p + k + j);
+      [[unroll]] for (uint j = 0u; j < 32u; ++j) acc += x[j];
+    }
+  }
   for (; k + 8u <= c.count; k += 8u) {
     ACC x[8];
     [[unroll]] for (uint j = 0u; j < 8u; ++j) x[j] = load(p + k + j);
@@ -348,8 +356,12 @@ uint row_terms(uint r) {
 void main() {
   const uint g = gl_GlobalInvocationID.x + gl_GlobalInvocationID.y * gl_NumWorkGroups.x * gl_WorkGroupSize.x;
   if (g >= pc.n_invocations) return;
-  if (REGION == 3u) {
-    if (row_terms(div_in(g * CHUNK, pc.rank - 1u)) > 1u) write_chunk(g, 2u);
+  if (REGION == 3u) {  // 32 invocations per grad_in row; only rows with several outer terms work
+    const uint r = g / 32u;
+    if (row_terms(r) == 1u) return;
+    const uint n = in_dim(pc.rank - 1u);
+    const uint k_end = ((r + 1u) * n + CHUNK - 1u) / CHUNK;  // chunks that start in row r
+    for (uint k = (r * n + CHUNK - 1u) / CHUNK + (g % 32u); k < k_end; k += 32u) write_chunk(k, 2u);
     return;
   }
   if (REGION != 2u) {
