@@ -9,6 +9,7 @@
 #include <random>
 
 #include "core/float_bits.hpp"
+#include "fvk/error.hpp"
 #include "fvk/ops.hpp"
 #include "gpu_fixture.hpp"
 #include "reference/random_tensor.hpp"
@@ -205,6 +206,39 @@ TEST_F(GpuTest, NarrowDeterministicIsCloserToExactThanAtomic) {
         std::string(name(dtype)).c_str(), det_err / det.numel(), atom_err / det.numel(), det_max, atom_max);
     EXPECT_LE(det_err, atom_err) << name(dtype);
     EXPECT_LE(det_max, atom_max) << name(dtype);
+  }
+}
+
+TEST_F(GpuTest, LongSumsRunOrAreRefusedOnDevicesThatEndLongLoops) {
+  // Replicate pads on two outer axes: every element of the grad_in row sums (pad + 1)^2 terms, one
+  // loop iteration each in the deterministic kernel. Lavapipe ends an invocation's loops after
+  // 65535 iterations, silently: there the wrapper refuses what may need more, and runs the rest.
+  std::mt19937_64 rng(31);
+  const std::uint32_t limit = ctx().device_info().max_loop_iterations;
+  for (const std::int64_t pad : {20, 100}) {  // ~17k and ~390k loop iterations by the wrapper's estimate
+    const PadSpec spec{PadMode::Replicate, {0, 0, 0}, {pad, pad, 0}};
+    const HostTensor grad_out = integer_grad(DType::F32, {pad + 1, pad + 1, 8}, rng);
+    const PadGeometry g = infer_pad_backward(grad_out.shape, spec);
+    const Tensor dev = ctx().upload(grad_out);
+    // Small integers: every sum is exact in f32, whatever the order.
+    const HostTensor exact = ref::pad_backward_exact(grad_out, g);
+    const HostTensor atom = ctx().download(pad_backward(ctx(), dev, spec, BackwardAlgorithm::Atomic));
+    for (std::size_t i = 0; i < atom.numel(); ++i) ASSERT_EQ(atom.get<float>(i), exact.get<double>(i)) << i;
+    if (limit > 0 && pad == 100) {
+      const auto before = ctx().dispatch_count();
+      try {
+        (void)pad_backward(ctx(), dev, spec, BackwardAlgorithm::Deterministic);
+        ADD_FAILURE() << "a sum longer than the device runs was not refused";
+      } catch (const Error& e) {
+        EXPECT_EQ(e.code(), ErrorCode::DeviceLimit);
+        EXPECT_NE(std::string(e.what()).find(std::to_string(limit)), std::string::npos) << e.what();
+        EXPECT_NE(std::string(e.what()).find("Atomic"), std::string::npos) << e.what();
+      }
+      EXPECT_EQ(ctx().dispatch_count(), before) << "a refused op dispatched a kernel";
+      continue;
+    }
+    const HostTensor det = ctx().download(pad_backward(ctx(), dev, spec, BackwardAlgorithm::Deterministic));
+    EXPECT_EQ(det.data, ref::pad_backward_sum(grad_out, g).data) << "pad " << pad;
   }
 }
 

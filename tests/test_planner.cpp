@@ -132,6 +132,46 @@ TEST(Planner, MeasuredCostsWinOverFormulas) {
   EXPECT_EQ(p.kernel_step().cost.source, planner::CostSource::Formula);
 }
 
+TEST(Planner, DevicesThatEndLongLoopsGetTheAtomicKernelForLongSums) {
+  // Replicate pads of 100 on two outer axes: sums of 10201 terms, more loop iterations than
+  // lavapipe runs in one invocation. There the deterministic kernel is out: the atomic one where the
+  // policy allows it, else NoKernel naming the limit. A device without the limit keeps the gather.
+  const ViewLayout grad_out = ViewLayout::dense(DType::F32, {101, 101, 8});
+  const auto request = [&](PlanPolicy policy) {
+    return Request{OpRequest::PadBackward,
+                   PadMode::Replicate,
+                   {grad_out},
+                   PadSpec{PadMode::Replicate, {0, 0, 0}, {100, 100, 0}},
+                   Scalar::from_int(0),
+                   policy};
+  };
+  DeviceInfo limited;
+  limited.name = "a device that ends long loops";
+  limited.max_loop_iterations = 65535;
+  DeviceInfo unlimited = limited;
+  unlimited.max_loop_iterations = 0;
+  EXPECT_EQ(planner::plan(request(PlanPolicy::AllowNondeterministic), {&limited, nullptr}).kernel_step().kernel,
+            "pad_backward_replicate_f32");
+  EXPECT_EQ(planner::plan(request(PlanPolicy::AllowNondeterministic), {&unlimited, nullptr}).kernel_step().kernel,
+            "pad_backward_replicate_det_f32");
+  std::string msg;
+  EXPECT_EQ(code_of(
+                [&] {
+                  planner::plan(request(PlanPolicy::DeterministicOnly), {&limited, nullptr});
+                },
+                &msg),
+            ErrorCode::NoKernel);
+  EXPECT_NE(msg.find("ends loops after 65535"), std::string::npos) << msg;
+  // Short sums stay on the deterministic kernel on the limited device too.
+  const Request small{OpRequest::PadBackward,
+                      PadMode::Replicate,
+                      {ViewLayout::dense(DType::F32, {9, 9, 8})},
+                      PadSpec{PadMode::Replicate, {0, 0, 0}, {4, 4, 0}},
+                      Scalar::from_int(0),
+                      PlanPolicy::DeterministicOnly};
+  EXPECT_EQ(planner::plan(small, {&limited, nullptr}).kernel_step().kernel, "pad_backward_replicate_det_f32");
+}
+
 TEST(Planner, ImpossibleRequestsSayWhichConstraintFailed) {
   std::string msg;
   const ViewLayout rank9 = ViewLayout::dense(DType::F32, {1, 1, 1, 1, 1, 1, 1, 1, 2});

@@ -29,6 +29,11 @@ struct ContextOptions {
   // Caps the workgroups per dispatch along x below the device's limit (0: the device's), so that
   // large dispatches spill into y as they do on devices with a 65535 limit. For tests.
   std::uint32_t max_workgroups_x = 0;
+  // Runs the pad family's split paths (pad.comp's inner and edge passes, the deterministic
+  // backward's copy, edge and multi-row passes) on every tensor whose shape the kernels allow them
+  // for, however small, instead of only where they measured faster. For tests: it puts those paths
+  // within reach of small, fast cases.
+  bool always_split_passes = false;
 };
 
 class Context {

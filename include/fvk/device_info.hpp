@@ -24,6 +24,9 @@ struct DeviceInfo {
   std::uint32_t subgroup_size = 0;
   std::uint64_t min_storage_buffer_offset_alignment = 0;
   double timestamp_period_ns = 0;
+  // Loop iterations one shader invocation may run, all loops together; 0: no limit known. Mesa's
+  // llvmpipe (lavapipe) ends every loop of an invocation after 65535 iterations in total, silently.
+  std::uint32_t max_loop_iterations = 0;
   bool timestamps = false;
 
   bool push_descriptor = false;

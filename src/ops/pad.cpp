@@ -61,7 +61,9 @@ void record_gather(rt::Stream& stream, const std::string& kernel_name, const Pad
   // a second dispatch costs more latency than the lean pass saves: a 3x5 pad measured 0.3 us per op
   // in a batch with one pass, 0.9 with two).
   const std::uint64_t slots = (left + right) / chunk_elems + 2;
-  std::uint64_t edge = has_edges && row * width >= 32 && n_dst * width >= (1u << 20) ? (n_dst / row + 1) * slots : 0;
+  auto& device = stream.device();
+  const bool big = n_dst * width >= (1u << 20) || device.always_split_passes();
+  std::uint64_t edge = has_edges && row * width >= 32 && big ? (n_dst / row + 1) * slots : 0;
   if (edge > std::numeric_limits<std::uint32_t>::max()) edge = 0;  // the kernel's index is 32-bit
   // The one pass, where the edge pass is not used: one chunk per invocation, or four 32 apart on
   // rows of 8 KiB and more (not for 1-byte elements, where one per invocation measured faster).
@@ -80,7 +82,6 @@ void record_gather(rt::Stream& stream, const std::string& kernel_name, const Pad
                         static_cast<std::uint32_t>(fill_bits >> 32),
                         static_cast<std::uint32_t>(edge),
                         static_cast<std::uint32_t>(slots)};
-  auto& device = stream.device();
   const std::uint32_t inner_variant = row * width >= 512 ? kInnerLongPass : kInnerPass;
   if (inner_only) {
     stream.dispatch(device.kernel(kernel_name, inner_variant), bindings, bytes_of(push), main_pass);

@@ -16,6 +16,11 @@ std::string pad_kernel(PadMode mode, DType dtype);
 std::string pad_backward_kernel(PadMode mode, DType dtype, BackwardAlgorithm algorithm);
 std::string masked_fill_kernel(DType dtype);
 
+// Loop iterations one invocation of the deterministic reflect / replicate backward may run on this
+// geometry (an estimate on the safe side; 0 for constant mode or an empty grad_in), to hold against
+// DeviceInfo::max_loop_iterations on devices that end long loops.
+std::uint64_t det_backward_loop_iterations(const PadGeometry& g, DType dtype);
+
 // Checks that the kernel accepts the dtype and the device can run it; throws before dispatching.
 void check_pad(const rt::Device& device, const PadGeometry& g, DType dtype);
 void check_pad_backward(const rt::Device& device, const PadGeometry& g, DType dtype, BackwardAlgorithm algorithm);

@@ -12,6 +12,7 @@
 #include "judge/cost_table.hpp"
 #include "ops/contiguize.hpp"
 #include "ops/launch.hpp"
+#include "ops/pad_family.hpp"
 
 namespace fvk::planner {
 namespace {
@@ -193,6 +194,22 @@ Plan plan(const Request& request, const PlanContext& ctx) {
                               ctx.device->name));
         continue;
       }
+      // A device that ends long loops cannot run the deterministic backward's longest sums.
+      if (request.op == OpRequest::PadBackward && request.mode != PadMode::Constant &&
+          c->determinism == fkc::Determinism::Bitwise && ctx.device->max_loop_iterations > 0) {
+        std::uint64_t need = 0;
+        try {
+          need = ops::det_backward_loop_iterations(
+              infer_pad_backward(data.shape, PadSpec{request.mode, request.pads.left, request.pads.right}), data.dtype);
+        } catch (const Error&) {
+          // The op's own rules reject the request below, with their own message.
+        }
+        if (need > ctx.device->max_loop_iterations) {
+          reject(4, fmt::format("{} may need {} loop iterations per invocation and '{}' ends loops after {}", c->kernel,
+                                need, ctx.device->name, ctx.device->max_loop_iterations));
+          continue;
+        }
+      }
     }
     if (request.policy == PlanPolicy::DeterministicOnly && c->determinism != fkc::Determinism::Bitwise) {
       reject(5,
@@ -208,9 +225,12 @@ Plan plan(const Request& request, const PlanContext& ctx) {
   auto explain_rejections = [&]() {
     int furthest = 0;
     for (const auto& [c, r] : rejected) furthest = std::max(furthest, r.stage);
+    // Past the dtype, each candidate failed one constraint of its own (a deterministic kernel a
+    // device limit, an atomic one the policy): name every one from the device stage on.
     std::vector<std::string> reasons;
     for (const auto& [c, r] : rejected)
-      if (r.stage == furthest && std::find(reasons.begin(), reasons.end(), r.why) == reasons.end())
+      if ((r.stage == furthest || (furthest == 5 && r.stage == 4)) &&
+          std::find(reasons.begin(), reasons.end(), r.why) == reasons.end())
         reasons.push_back(r.why);
     if (furthest <= 1) return std::string("no contract of this op kind implements this mode");
     if (furthest == 2) {
@@ -232,7 +252,7 @@ Plan plan(const Request& request, const PlanContext& ctx) {
       return fmt::format("no candidate accepts the dtype: {}", fmt::join(lines, "; "));
     }
     const char* what = furthest == 3   ? "rank"
-                       : furthest == 4 ? "device feature"
+                       : furthest == 4 ? "device feature or limit"
                        : furthest == 5 ? "determinism"
                                        : "layout";
     return fmt::format("no candidate meets the {} constraint ({})", what, fmt::join(reasons, "; "));

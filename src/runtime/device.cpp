@@ -63,6 +63,7 @@ DeviceInfo describe(const vk::raii::PhysicalDevice& pd, std::uint32_t index) {
   d.subgroup_size = chain.get<vk::PhysicalDeviceSubgroupProperties>().subgroupSize;
   const auto& drv = chain.get<vk::PhysicalDeviceDriverProperties>();
   d.driver = fmt::format("{} {}", drv.driverName.data(), drv.driverInfo.data());
+  if (drv.driverID == vk::DriverId::eMesaLlvmpipe) d.max_loop_iterations = 65535;
 
   const auto mem = pd.getMemoryProperties();
   for (std::uint32_t h = 0; h < mem.memoryHeapCount; ++h)
@@ -164,7 +165,7 @@ std::vector<DeviceInfo> Device::enumerate() {
   return out;
 }
 
-Device::Device(const DeviceOptions& options) {
+Device::Device(const DeviceOptions& options) : always_split_passes_(options.always_split_passes) {
   validation_ = options.validation.value_or(env_flag("FVK_VALIDATION"));
   try {
     instance_ = make_instance(context_, validation_);

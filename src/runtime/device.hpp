@@ -40,6 +40,7 @@ struct DeviceOptions {
   std::optional<bool> validation;              // default: env FVK_VALIDATION=1
   std::vector<std::string> disabled_features;  // plus env FVK_DISABLE_FEATURES
   std::uint32_t max_workgroups_x = 0;          // 0: the device's limit
+  bool always_split_passes = false;            // see ContextOptions
 };
 
 class Device {
@@ -74,11 +75,15 @@ class Device {
   std::uint64_t submit_count() const { return submit_count_; }
   void note_submit() { ++submit_count_; }
 
+  // Whether the pad family splits into passes whenever the shape allows (ContextOptions).
+  bool always_split_passes() const { return always_split_passes_; }
+
   // Scratch buffers reused across ops and batches (the planner's temporaries).
   BufferPool& temp_pool() { return *temp_pool_; }
 
  private:
   bool validation_ = false;
+  bool always_split_passes_ = false;
   std::unique_ptr<ValidationSink> sink_ = std::make_unique<ValidationSink>();  // outlives the messenger
   vk::raii::Context context_;
   vk::raii::Instance instance_{nullptr};

@@ -23,6 +23,9 @@ Registrar reg([](CLI::App& app, GlobalOptions& global) {
     fmt::print("  device-local heap           {} bytes\n", c.device_local_heap_bytes);
     fmt::print("  maxComputeWorkGroupCount    {} x {}\n", c.max_workgroup_count_x, c.max_workgroup_count_y);
     fmt::print("  subgroup size               {}\n", c.subgroup_size);
+    if (c.max_loop_iterations > 0)
+      fmt::print("  loop iterations / invocation {} (all loops together; the driver ends longer ones)\n",
+                 c.max_loop_iterations);
     fmt::print("  timestamps                  {} (period {} ns)\n", yes(c.timestamps), c.timestamp_period_ns);
     fmt::print("  push descriptors            {}\n", yes(c.push_descriptor));
     fmt::print("  shaderInt64 / shaderFloat64 {} / {}\n", yes(c.shader_int64), yes(c.shader_float64));

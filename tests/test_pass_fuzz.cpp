@@ -1,0 +1,119 @@
+// Random geometries through the pad family's split paths, bit for bit against the CPU reference:
+// pad.comp's inner passes (one chunk, and four chunks 32 apart on rows of 512 bytes and more) and
+// its edge pass, the inner pass alone for crops of whole-chunk rows, and the deterministic
+// backward's copy, edge and multi-row passes. The wrappers only take those paths on large tensors
+// (where they measured faster); a context with `always_split_passes` takes them on small ones, so
+// many shapes fit in a few seconds on lavapipe. Which pass writes which chunk is bookkeeping that
+// must hold for every shape: a chunk written twice or never shows as a mismatch here.
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <random>
+
+#include "fvk/error.hpp"
+#include "selftest/harness.hpp"
+
+namespace fvk::testing {
+namespace {
+
+Context& split_context() {
+  static Context ctx([] {
+    ContextOptions o;
+    o.always_split_passes = true;
+    return o;
+  }());
+  return ctx;
+}
+
+// A random geometry for the target: ranks 1-5, innermost dims from 1 to 700 (rows from a few bytes
+// to past 512 bytes for every width), some of whole 16-byte chunks, pads from 0 to wider than a
+// chunk (reflect: at most dim - 1), at most 150k elements.
+selftest::Case random_case(const selftest::Target& t, std::mt19937_64& rng) {
+  auto uniform = [&](std::int64_t lo, std::int64_t hi) {
+    return std::uniform_int_distribution<std::int64_t>(lo, hi)(rng);
+  };
+  selftest::Case c;
+  c.seed = rng();
+  if (t.dtype == DType::Bool)
+    c.fill = Scalar::from_bool(true);
+  else if (is_float(t.dtype))
+    c.fill = Scalar::from_double(-1.5);
+  else
+    c.fill = Scalar::from_int(is_signed_int(t.dtype) ? -7 : 9);
+  const int rank = static_cast<int>(uniform(1, 5));
+  const int width = static_cast<int>(byte_width(t.dtype));
+  const int kind = static_cast<int>(uniform(0, 9));
+  std::int64_t inner = kind < 4 ? uniform(1, 70) : kind < 7 ? uniform(70, 200) : uniform(200, 700);
+  if (kind == 3 || kind == 6) inner = std::max<std::int64_t>(1, inner / (16 / width)) * (16 / width);  // whole chunks
+  c.shape.assign(rank, 1);
+  c.shape.back() = inner;
+  std::int64_t total = inner;
+  for (int a = rank - 2; a >= 0; --a) {
+    c.shape[a] = std::min<std::int64_t>(uniform(1, 6), std::max<std::int64_t>(1, 150000 / total));
+    total *= c.shape[a];
+  }
+  c.left.assign(rank, 0);
+  c.right.assign(rank, 0);
+  for (int a = 0; a < rank; ++a) {
+    if (kind == 3 || kind == 6) {
+      if (a == rank - 1) continue;  // whole-chunk rows keep no innermost pad
+    }
+    const std::int64_t cap = t.mode == PadMode::Reflect ? c.shape[a] - 1 : 20;
+    auto pad = [&]() { return std::min(cap, uniform(0, 5) == 0 ? uniform(0, 20) : uniform(0, 3)); };
+    c.left[a] = pad();
+    c.right[a] = pad();
+  }
+  return c;
+}
+
+class SplitPasses : public ::testing::TestWithParam<selftest::Target> {};
+
+TEST_P(SplitPasses, RandomGeometriesMatchTheReference) {
+  const auto& target = GetParam();
+  Context& ctx = split_context();
+  if (const auto missing = selftest::missing_features(ctx, target); !missing.empty())
+    GTEST_SKIP() << target.kernel << " needs device feature " << missing.front() << ", which this device lacks";
+  const std::size_t seen = ctx.validation_messages().size();
+  std::mt19937_64 rng(std::hash<std::string>{}(target.kernel) ^ static_cast<std::uint64_t>(target.dtype));
+  int ran = 0;
+  for (int i = 0; i < 16; ++i) {
+    const auto c = random_case(target, rng);
+    selftest::Outcome o;
+    try {
+      o = selftest::run_case(ctx, target, c);
+    } catch (const Error& e) {
+      // A device that ends long loops (lavapipe) refuses sums longer than it runs: that refusal
+      // has its own test; here the case just does not count.
+      if (e.code() != ErrorCode::DeviceLimit) throw;
+      continue;
+    }
+    ++ran;
+    EXPECT_TRUE(o.pass) << target.kernel << " " << name(target.dtype) << " shape " << to_string(c.shape) << " left "
+                        << fmt::format("{}", fmt::join(c.left, ",")) << " right "
+                        << fmt::format("{}", fmt::join(c.right, ",")) << ": " << o.detail;
+  }
+  EXPECT_GE(ran, 12) << "too many random cases refused";
+  const auto messages = ctx.validation_messages();
+  for (std::size_t i = seen; i < messages.size(); ++i) ADD_FAILURE() << "validation layer: " << messages[i];
+}
+
+// The kernels with split paths: forward pads, the constant backward, the deterministic backward
+// (the atomic one always runs as one dispatch).
+std::vector<selftest::Target> split_targets() {
+  std::vector<selftest::Target> out;
+  for (const auto& t : selftest::all_targets())
+    if ((t.op == selftest::Op::Pad || t.op == selftest::Op::PadBackward) &&
+        !(t.op == selftest::Op::PadBackward && t.algorithm == BackwardAlgorithm::Atomic && t.mode != PadMode::Constant))
+      out.push_back(t);
+  return out;
+}
+
+std::string target_name(const ::testing::TestParamInfo<selftest::Target>& info) {
+  return fmt::format("{}_{}", info.param.kernel, name(info.param.dtype));
+}
+
+INSTANTIATE_TEST_SUITE_P(PadFamily, SplitPasses, ::testing::ValuesIn(split_targets()), target_name);
+
+}  // namespace
+}  // namespace fvk::testing
