@@ -12,6 +12,7 @@
 #include "fvk/error.hpp"
 #include "fvk/ops.hpp"
 #include "gpu_fixture.hpp"
+#include "ops/pad_family.hpp"
 #include "reference/random_tensor.hpp"
 #include "reference/reference.hpp"
 #include "selftest/harness.hpp"
@@ -62,7 +63,10 @@ TEST_P(Backward, AtomicContentionLosesNothing) {
     for (std::size_t i = 0; i < got.numel(); ++i)
       ASSERT_EQ(element_as_double(got, i), exact.get<double>(i)) << "slot " << i << " rep " << rep;
   }
-  // The deterministic gather gets the same exact sums.
+  // The deterministic gather gets the same exact sums, where the device runs sums this long (see
+  // LongSumsRunOrAreRefusedOnDevicesThatEndLongLoops).
+  const std::uint32_t limit = ctx().device_info().max_loop_iterations;
+  if (limit > 0 && ops::det_backward_loop_iterations(g, dtype) > limit) return;
   const HostTensor det = ctx().download(pad_backward(ctx(), ctx().upload(grad_out), spec));
   for (std::size_t i = 0; i < det.numel(); ++i)
     ASSERT_EQ(element_as_double(det, i), exact.get<double>(i)) << "slot " << i;
@@ -239,6 +243,69 @@ TEST_F(GpuTest, LongSumsRunOrAreRefusedOnDevicesThatEndLongLoops) {
     }
     const HostTensor det = ctx().download(pad_backward(ctx(), dev, spec, BackwardAlgorithm::Deterministic));
     EXPECT_EQ(det.data, ref::pad_backward_sum(grad_out, g).data) << "pad " << pad;
+  }
+}
+
+TEST_F(GpuTest, SumsTheWrapperLetsThroughNearTheLoopLimitAreExact) {
+  // The wrapper's loop estimate must be an upper bound: on a device that ends long loops, what it
+  // lets through just under the limit must come out bit for bit. Random geometries whose estimate
+  // lies in [limit / 2, limit] (65535 where the device has no limit), innermost dims from 1 (every
+  // element a row end) up, all four dtypes; and four geometries an earlier estimate let through on
+  // lavapipe although they ran past its limit (now refused there).
+  const std::uint32_t device_limit = ctx().device_info().max_loop_iterations;
+  const std::uint64_t limit = device_limit > 0 ? device_limit : 65535;
+  std::mt19937_64 rng(41);
+  auto uniform = [&](std::int64_t lo, std::int64_t hi) {
+    return std::uniform_int_distribution<std::int64_t>(lo, hi)(rng);
+  };
+  struct Geometry {
+    DType dtype;
+    PadSpec spec;
+    Shape grad_out;
+  };
+  std::vector<Geometry> cases = {
+      {DType::F16, {PadMode::Replicate, {0, 1, 3000}, {0, 0, 3000}}, {8, 2, 6001}},
+      {DType::BF16, {PadMode::Replicate, {0, 1, 3000}, {0, 0, 3000}}, {8, 2, 6001}},
+      {DType::F16, {PadMode::Replicate, {0, 1, 2200}, {0, 0, 2200}}, {8, 2, 4401}},
+      {DType::F16, {PadMode::Replicate, {0, 1, 5000}, {0, 0, 0}}, {8, 2, 5001}},
+  };
+  const DType dtypes[] = {DType::F32, DType::F16, DType::BF16, DType::F64};
+  for (int tries = 0; tries < 200000 && cases.size() < 4 + 12; ++tries) {
+    const auto rank = static_cast<std::size_t>(uniform(2, 4));
+    const PadMode mode = uniform(0, 3) == 0 ? PadMode::Reflect : PadMode::Replicate;
+    const DType dtype = dtypes[uniform(0, 3)];
+    if (dtype == DType::F64 && !ctx().device_info().shader_float64) continue;
+    Shape in(rank);
+    std::vector<std::int64_t> left(rank), right(rank);
+    for (std::size_t a = 0; a < rank; ++a) {
+      const bool inner = a + 1 == rank;
+      in[a] = inner ? (uniform(0, 1) ? uniform(1, 3) : uniform(1, 300)) : uniform(1, 4);
+      const std::int64_t cap = mode == PadMode::Reflect ? in[a] - 1 : inner ? 3000 : 40;
+      left[a] = std::min(cap, uniform(0, inner ? 3000 : 40));
+      right[a] = std::min(cap, uniform(0, inner ? 3000 : 40));
+    }
+    const PadSpec spec{mode, left, right};
+    Shape out = in;
+    std::int64_t n_out = 1;
+    for (std::size_t a = 0; a < rank; ++a) n_out *= (out[a] += left[a] + right[a]);
+    if (n_out > 2000000) continue;
+    const std::uint64_t need = ops::det_backward_loop_iterations(infer_pad_backward(out, spec), dtype);
+    if (need < limit / 2 || need > limit) continue;
+    cases.push_back({dtype, spec, out});
+  }
+  ASSERT_EQ(cases.size(), 16u) << "not enough geometries near the limit";
+  for (const auto& c : cases) {
+    const PadGeometry g = infer_pad_backward(c.grad_out, c.spec);
+    const HostTensor grad_out = ref::random_values(c.dtype, c.grad_out, rng);
+    const std::string what = fmt::format("{} {} grad_out {} (estimate {})", name(c.dtype),
+                                         c.spec.mode == PadMode::Reflect ? "reflect" : "replicate",
+                                         to_string(c.grad_out), ops::det_backward_loop_iterations(g, c.dtype));
+    if (device_limit > 0 && ops::det_backward_loop_iterations(g, c.dtype) > device_limit) {
+      EXPECT_THROW((void)pad_backward(ctx(), ctx().upload(grad_out), c.spec), Error) << what;
+      continue;
+    }
+    const HostTensor got = ctx().download(pad_backward(ctx(), ctx().upload(grad_out), c.spec));
+    EXPECT_EQ(got.data, ref::pad_backward_sum(grad_out, g).data) << what;
   }
 }
 

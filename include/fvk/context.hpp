@@ -34,6 +34,9 @@ struct ContextOptions {
   // for, however small, instead of only where they measured faster. For tests: it puts those paths
   // within reach of small, fast cases.
   bool always_split_passes = false;
+  // Fills every tensor `empty` creates (op outputs included) with the bytes 0xA5 before handing it
+  // out, so that an element a kernel fails to write shows as a wrong value. For tests.
+  bool poison_new_tensors = false;
 };
 
 class Context {
@@ -64,6 +67,7 @@ class Context {
 
  private:
   std::unique_ptr<rt::Device> device_;
+  bool poison_new_tensors_ = false;
   double last_kernel_ns_ = 0;
 };
 

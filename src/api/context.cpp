@@ -14,7 +14,8 @@ namespace fvk {
 Context::Context(const ContextOptions& options)
     : device_(
           std::make_unique<rt::Device>(rt::DeviceOptions{options.device, options.validation, options.disabled_features,
-                                                         options.max_workgroups_x, options.always_split_passes})) {}
+                                                         options.max_workgroups_x, options.always_split_passes})),
+      poison_new_tensors_(options.poison_new_tensors) {}
 Context::Context(Context&&) noexcept = default;
 Context& Context::operator=(Context&&) noexcept = default;
 Context::~Context() = default;
@@ -26,7 +27,13 @@ std::uint64_t Context::dispatch_count() const { return device_->dispatch_count()
 
 Tensor Context::empty(DType dtype, Shape shape) {
   const std::size_t bytes = static_cast<std::size_t>(numel(shape)) * byte_width(dtype);
-  return Tensor(std::make_shared<rt::Buffer>(*device_, bytes, rt::MemoryKind::Device), dtype, std::move(shape));
+  auto buffer = std::make_shared<rt::Buffer>(*device_, bytes, rt::MemoryKind::Device);
+  if (poison_new_tensors_ && bytes > 0) {
+    rt::Stream stream(*device_);
+    stream.fill(*buffer, 0xA5A5A5A5u);
+    stream.submit_and_wait();
+  }
+  return Tensor(std::move(buffer), dtype, std::move(shape));
 }
 
 Tensor Context::upload(const HostTensor& host) {

@@ -118,6 +118,7 @@ Workload make_workload(BufferPool& pool, const ops::Target& t, const Shape& in_s
   Shape grad_out_shape = in_shape;
   for (std::size_t a = 0; a < in_shape.size(); ++a) grad_out_shape[a] += left[a] + right[a];
   const PadGeometry g = infer_pad_backward(grad_out_shape, spec);
+  ops::check_pad_backward(pool.device(), g, t.dtype, t.algorithm);  // as the public op does
   take_geometry(w, g);
   auto grad_out = pool.random(0, w.n_out * bw);
   auto grad_in = pool.scratch(0, w.n_in * bw);

@@ -29,6 +29,7 @@ struct Workload {
 class BufferPool {
  public:
   explicit BufferPool(rt::Device& device) : device_(device) {}
+  rt::Device& device() { return device_; }
   // A device buffer of at least `bytes`, filled with random bits once; `slot` separates roles.
   std::shared_ptr<rt::Buffer> random(int slot, std::uint64_t bytes);
   // A device buffer of at least `bytes` (contents undefined).

@@ -22,32 +22,73 @@ std::uint64_t max_contributors(const PadGeometry& g, std::size_t a) {
   return n == 1 ? l + r + 1 : std::max(l, r) + 1;
 }
 
+// How the deterministic backward runs a coalesced geometry: one pass, or on tensors of 4 MiB and
+// more with rows of two chunks and more, where at most 5% of the rows have several contributors on
+// an outer axis, a copy pass over the chunks of single contributors, an edge pass of `slots`
+// invocations per grad_in row, and a pass over the rows with several outer contributors where
+// there are any (32 invocations per row). On the H200: image (1.2% such rows) 21-62% -> 47-77% of
+// copy with the passes; rank5 (12% such rows) measured 9-36% with them against 16-38% with one
+// pass, so the 5% limit stays.
+struct DetPasses {
+  bool split = false;       // copy + edge (+ multi-row) passes instead of one
+  bool multi_row = false;   // with the multi-row pass
+  std::uint64_t slots = 0;  // edge pass: invocations per grad_in row
+};
+
+DetPasses det_passes(const PadGeometry& g, DType dtype, bool always_split) {
+  const std::uint64_t chunk = 16 / byte_width(dtype);
+  const auto n_in = static_cast<std::uint64_t>(numel(g.in));
+  const auto n = static_cast<std::uint64_t>(g.in.back());
+  const auto left = static_cast<std::uint64_t>(g.left.back()), right = static_cast<std::uint64_t>(g.right.back());
+  DetPasses p;
+  // Edge chunks per row: those touching elements 0..left and n-1-right..n-1 (reflect), or elements
+  // 0 and n-1 (replicate: two chunks however wide the pads).
+  p.slots = g.mode == PadMode::Reflect ? (left + right + 1) / chunk + 3 : 2;
+  double single_rows = 1;  // fraction of rows with one contributor on every outer axis
+  for (std::size_t a = 0; a + 1 < g.in.size(); ++a) {
+    const auto d = static_cast<std::uint64_t>(g.in[a]);
+    const std::uint64_t multi = g.mode == PadMode::Reflect
+                                    ? std::min<std::uint64_t>(d, static_cast<std::uint64_t>(g.left[a] + g.right[a]))
+                                    : (g.left[a] > 0) + (g.right[a] > 0);
+    single_rows *= static_cast<double>(d - std::min(d, multi)) / static_cast<double>(d);
+  }
+  const bool measured_faster = (n_in * byte_width(dtype) >= (4u << 20) && single_rows >= 0.95) || always_split;
+  p.split = measured_faster && n >= 2 * chunk &&
+            n_in / n * std::max<std::uint64_t>(p.slots, 32) <= std::numeric_limits<std::uint32_t>::max();
+  p.multi_row = p.split && single_rows < 1;
+  return p;
+}
+
 // An estimate, meant as an upper bound, of the loop iterations one invocation of
 // pad_backward_det.comp runs (any pass) on the coalesced geometry. Per chunk: per outer contributor
 // combination a few for the odometer and a few per term of each element's innermost run (replicate
-// runs are long only at the edge elements). Where rows can have several outer contributors, the
+// runs are long at the row ends; a chunk holds the ends of up to ceil(chunk / n) + 1 rows). The
 // multi-row pass takes up to ceil(row chunks / 32) chunks per invocation.
-std::uint64_t loop_iterations_coalesced(const PadGeometry& g, DType dtype) {
+std::uint64_t loop_iterations_coalesced(const PadGeometry& g, DType dtype, bool always_split) {
   const std::uint64_t chunk = 16 / byte_width(dtype);
   const std::size_t inner = g.in.size() - 1;
+  const auto n = static_cast<std::uint64_t>(g.in[inner]);
   std::uint64_t outer = 1;
   for (std::size_t a = 0; a < inner; ++a) outer = std::min<std::uint64_t>(outer * max_contributors(g, a), 1ull << 40);
   // Innermost contributors of one chunk's elements together.
+  const std::uint64_t rows_in_chunk = (chunk + n - 1) / n + 1;
   const std::uint64_t inner_terms =
-      g.mode == PadMode::Reflect ? 3 * chunk : chunk + static_cast<std::uint64_t>(g.left[inner] + g.right[inner]) + 2;
+      g.mode == PadMode::Reflect
+          ? 3 * chunk
+          : chunk + rows_in_chunk * (static_cast<std::uint64_t>(g.left[inner] + g.right[inner]) + 1);
   // Measured on lavapipe: at most ~4.4 iterations per term and element (a chunk summing 4 x 3721
   // single terms ran past 65535; 4 x 4225 terms across a row end did not).
   const std::uint64_t per_chunk = 64 + outer * (8 + 5 * inner_terms);
-  const std::uint64_t row_chunks = (static_cast<std::uint64_t>(g.in.back()) + chunk - 1) / chunk;
-  const std::uint64_t chunks_per_invocation = outer > 1 ? (row_chunks + 31) / 32 : 1;
+  const std::uint64_t row_chunks = (n + chunk - 1) / chunk;
+  const std::uint64_t chunks_per_invocation = det_passes(g, dtype, always_split).multi_row ? (row_chunks + 31) / 32 : 1;
   return chunks_per_invocation * (per_chunk + 1);
 }
 
 }  // namespace
 
-std::uint64_t det_backward_loop_iterations(const PadGeometry& g, DType dtype) {
+std::uint64_t det_backward_loop_iterations(const PadGeometry& g, DType dtype, bool always_split) {
   if (g.mode == PadMode::Constant || numel(g.in) == 0) return 0;
-  return loop_iterations_coalesced(coalesce(g), dtype);
+  return loop_iterations_coalesced(coalesce(g), dtype, always_split);
 }
 
 std::string pad_backward_kernel(PadMode mode, DType dtype, BackwardAlgorithm algorithm) {
@@ -64,12 +105,12 @@ void check_pad_backward(const rt::Device& device, const PadGeometry& g, DType dt
   check_binding_size(device, static_cast<std::uint64_t>(numel(g.in)) * byte_width(dtype), "grad_in");
   const std::uint32_t loop_limit = device.info().max_loop_iterations;
   if (algorithm == BackwardAlgorithm::Deterministic && loop_limit > 0) {
-    const std::uint64_t need = det_backward_loop_iterations(g, dtype);
+    const std::uint64_t need = det_backward_loop_iterations(g, dtype, device.always_split_passes());
     if (need > loop_limit)
       fail(ErrorCode::DeviceLimit,
            fmt::format("grad_out {}: the deterministic {} backward may need {} loop iterations in one shader "
-                       "invocation (its sums are that long), and {} ends an invocation's loops after {}; use "
-                       "BackwardAlgorithm::Atomic on this device, or narrower pads",
+                       "invocation (for the length of its sums), and {} ends an invocation's loops after {}; "
+                       "use BackwardAlgorithm::Atomic on this device, or narrower pads",
                        to_string(g.out), g.mode == PadMode::Reflect ? "reflect" : "replicate", need, device.info().name,
                        loop_limit));
   }
@@ -98,47 +139,25 @@ void record_pad_backward(rt::Stream& stream, const PadGeometry& geometry, DType 
     const PadPush push{static_cast<std::uint32_t>(n_out), static_cast<std::uint32_t>(n_in), rank, 0, 0};
     stream.dispatch(stream.device().kernel(kernel_name), bindings, bytes_of(push), n_out);
   } else {
-    // pad_backward_det.comp on tensors of 4 MiB and more with rows of two chunks and more, where at
-    // most 5% of the rows have several contributors on an outer axis: a copy pass over the chunks
-    // of single contributors, an edge pass of `slots` invocations per grad_in row, and a pass over
-    // the rows with several outer contributors where there are any (specialization constants 1, 2,
-    // 3). Otherwise one pass does every chunk. On the H200: image (1.2% such rows) 21-62% -> 47-77%
-    // of copy with the passes; rank5 (12% such rows) measured 9-36% with them against 16-38% with
-    // one pass, so the 5% limit stays.
     const std::uint64_t chunk = 16 / byte_width(dtype);
     const std::uint64_t chunks = (n_in + chunk - 1) / chunk;  // 16-byte chunks of grad_in
     const auto n = static_cast<std::uint64_t>(g.in.back());
-    const auto left = static_cast<std::uint64_t>(g.left.back()), right = static_cast<std::uint64_t>(g.right.back());
-    // Edge chunks per row: those touching elements 0..left and n-1-right..n-1 (reflect), or elements
-    // 0 and n-1 (replicate: two chunks however wide the pads).
-    const std::uint64_t slots = g.mode == PadMode::Reflect ? (left + right + 1) / chunk + 3 : 2;
-    const std::uint64_t edge_pass = n_in / n * slots;
-    double single_rows = 1;  // fraction of rows with one contributor on every outer axis
-    for (std::size_t a = 0; a + 1 < g.in.size(); ++a) {
-      const auto d = static_cast<std::uint64_t>(g.in[a]);
-      const std::uint64_t multi = g.mode == PadMode::Reflect
-                                      ? std::min<std::uint64_t>(d, static_cast<std::uint64_t>(g.left[a] + g.right[a]))
-                                      : (g.left[a] > 0) + (g.right[a] > 0);
-      single_rows *= static_cast<double>(d - std::min(d, multi)) / static_cast<double>(d);
-    }
-    const bool measured_faster =
-        (n_in * byte_width(dtype) >= (4u << 20) && single_rows >= 0.95) || stream.device().always_split_passes();
-    const bool passes = measured_faster && n >= 2 * chunk &&
-                        n_in / n * std::max<std::uint64_t>(slots, 32) <= std::numeric_limits<std::uint32_t>::max();
+    const DetPasses passes = det_passes(g, dtype, stream.device().always_split_passes());
     // pad_backward_det.comp's passes (its specialization constant REGION).
     constexpr std::uint32_t kOnePass = 0, kCopyPass = 1, kEdgePass = 2, kMultiRowPass = 3;
     auto& device = stream.device();
     const PadPush push{static_cast<std::uint32_t>(chunks), static_cast<std::uint32_t>(n_in), rank, 0, 0};
-    if (!passes) {
+    if (!passes.split) {
       stream.dispatch(device.kernel(kernel_name, kOnePass), bindings, bytes_of(push), chunks);
       return;
     }
     // The passes write disjoint chunks (no barrier between them). The edge and multi-row passes go
     // first, so that their few, longer invocations run alongside the copy pass, not after it.
+    const std::uint64_t edge_pass = n_in / n * passes.slots;
     const PadPush edges{static_cast<std::uint32_t>(edge_pass), static_cast<std::uint32_t>(n_in), rank,
-                        static_cast<std::uint32_t>(slots), 0};
+                        static_cast<std::uint32_t>(passes.slots), 0};
     stream.dispatch(device.kernel(kernel_name, kEdgePass), bindings, bytes_of(edges), edge_pass);
-    if (single_rows < 1) {
+    if (passes.multi_row) {
       const std::uint64_t multi_pass = n_in / n * 32;  // 32 invocations per grad_in row
       const PadPush multi{static_cast<std::uint32_t>(multi_pass), static_cast<std::uint32_t>(n_in), rank, 0, 0};
       stream.dispatch(device.kernel(kernel_name, kMultiRowPass), bindings, bytes_of(multi), multi_pass);

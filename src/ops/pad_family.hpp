@@ -18,8 +18,9 @@ std::string masked_fill_kernel(DType dtype);
 
 // Loop iterations one invocation of the deterministic reflect / replicate backward may run on this
 // geometry (an estimate on the safe side; 0 for constant mode or an empty grad_in), to hold against
-// DeviceInfo::max_loop_iterations on devices that end long loops.
-std::uint64_t det_backward_loop_iterations(const PadGeometry& g, DType dtype);
+// DeviceInfo::max_loop_iterations on devices that end long loops. `always_split`: the device's
+// always_split_passes (the passes it takes change the count).
+std::uint64_t det_backward_loop_iterations(const PadGeometry& g, DType dtype, bool always_split = false);
 
 // Checks that the kernel accepts the dtype and the device can run it; throws before dispatching.
 void check_pad(const rt::Device& device, const PadGeometry& g, DType dtype);
