@@ -244,6 +244,12 @@ TEST_F(GpuTest, LongSumsRunOrAreRefusedOnDevicesThatEndLongLoops) {
     const HostTensor det = ctx().download(pad_backward(ctx(), dev, spec, BackwardAlgorithm::Deterministic));
     EXPECT_EQ(det.data, ref::pad_backward_sum(grad_out, g).data) << "pad " << pad;
   }
+  // Short sums on long rows run everywhere: a replicate pad of 1 on an outer axis, rows of 65536
+  // after coalescing (an earlier estimate counted the multi-row pass's chunks here and refused it).
+  const PadSpec depth{PadMode::Replicate, {0, 1, 0, 0}, {0, 1, 0, 0}};
+  const HostTensor volume = integer_grad(DType::F32, {1, 8, 256, 256}, rng);
+  const HostTensor det = ctx().download(pad_backward(ctx(), ctx().upload(volume), depth));
+  EXPECT_EQ(det.data, ref::pad_backward_sum(volume, infer_pad_backward(volume.shape, depth)).data);
 }
 
 TEST_F(GpuTest, SumsTheWrapperLetsThroughNearTheLoopLimitAreExact) {
