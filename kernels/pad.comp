@@ -232,8 +232,8 @@ void write_chunk(uint chunk, uint inner, uint row_dst, uint row_src, uint c, uin
 // (each pipeline is compiled for its own path only, so the lean ones keep many warps in flight):
 //  0: one pass writes every chunk (rows under 32 bytes, destinations under 1 MiB with edges);
 //  1: the inner chunks only, those inside one row and clear of its pads: a copy of 16 source bytes
-//     (or the fill), one chunk per invocation, for rows under INNER_LONG_ROW_BYTES;
-//  3: the same on rows of INNER_LONG_ROW_BYTES and more, four chunks per invocation (inner_four);
+//     (or the fill), one chunk per invocation, for rows under 512 bytes;
+//  3: the same on rows of 512 bytes and more, four chunks per invocation (inner_four);
 //  2: the edge chunks (a pad slot or a row end inside), enumerated per row boundary: `slots`
 //     invocations for the few chunks around each boundary, writing exactly those pass 1 / 3 leaves.
 // The inner and edge passes write disjoint chunks: no barrier between them. Where rows are whole
@@ -289,10 +289,9 @@ uvec4 inner_value(uint inner, uint c, uint outer_off, bool outer_ok) {
   return load16((outer_off + i0) * uint(ELEM_BYTES));
 }
 
-// The inner pass on rows of INNER_LONG_ROW_BYTES and more: four chunks per invocation, 32 apart (each
-// store of a warp is one contiguous 512-byte run; a step crosses at most one row end), all four
-// loads issued before the first store.
-#define INNER_LONG_ROW_BYTES 512u
+// The inner pass on rows of 512 bytes and more (the wrapper runs it only there): four chunks per
+// invocation, 32 apart (each store of a warp is one contiguous 512-byte run; a step crosses at most
+// one row end), all four loads issued before the first store.
 void inner_four(uint g, uint total, uint inner, uint row_dst, uint row_src, uint pl, uint pr) {
   const uint q = (g / 32u) * 128u + (g % 32u);
   if (q >= total) return;
@@ -343,7 +342,7 @@ void main() {
     return;
   }
   if (g >= pc.n_chunks) return;  // invocations of this pass
-  if (REGION == 3u) {  // the inner pass, rows of INNER_LONG_ROW_BYTES and more
+  if (REGION == 3u) {  // the inner pass, rows of 512 bytes and more
     inner_four(g, total, inner, row_dst, row_src, pl, pr);
     return;
   }

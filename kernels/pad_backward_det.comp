@@ -50,7 +50,7 @@ layout(push_constant) uniform Params {
   uint unused1;
 } pc;
 
-// Passes, by specialization constant REGION (the wrapper runs this SPIR-V as one or two pipelines):
+// Passes, by specialization constant REGION (the wrapper runs this SPIR-V as one pipeline per pass):
 //  0: one pass, every chunk;
 //  1: the copy chunks only (one row, one contributor per element): lean in registers, so many
 //     warps stay in flight;

@@ -54,8 +54,12 @@ void record_gather(rt::Stream& stream, const std::string& kernel_name, const Pad
   const std::uint64_t right = crop ? 0 : static_cast<std::uint64_t>(g.right.back());
   // Edge chunks (a pad slot or a row end inside) exist unless rows are whole chunks with no pad.
   const bool has_edges = left + right > 0 || (row * width) % 16 != 0;
-  // The inner pass: four chunks 32 apart per invocation on rows of 512 bytes and more, else one.
-  const std::uint64_t inner_pass = row * width >= 512 ? (chunks_total + 127) / 128 * 32 : chunks_total;
+  // Invocations that take four chunks 32 apart each (the kernel's grouping of 128 chunks).
+  const std::uint64_t four_per_invocation = (chunks_total + 127) / 128 * 32;
+  // The inner pass: four chunks per invocation on rows of 512 bytes and more (its own pipeline),
+  // else one.
+  const bool inner_long = row * width >= 512;
+  const std::uint64_t inner_pass = inner_long ? four_per_invocation : chunks_total;
   // Edge pass: `slots` invocations per row boundary for the edge chunks, where rows have 32 bytes
   // and more (shorter ones have hardly any other chunk) and the destination 1 MiB and more (below,
   // a second dispatch costs more latency than the lean pass saves: a 3x5 pad measured 0.3 us per op
@@ -67,13 +71,13 @@ void record_gather(rt::Stream& stream, const std::string& kernel_name, const Pad
   if (edge > std::numeric_limits<std::uint32_t>::max()) edge = 0;  // the kernel's index is 32-bit
   // The one pass, where the edge pass is not used: one chunk per invocation, or four 32 apart on
   // rows of 8 KiB and more (not for 1-byte elements, where one per invocation measured faster).
-  const std::uint64_t one_pass = row * width >= 8192 && width > 1 ? (chunks_total + 127) / 128 * 32 : chunks_total;
+  const std::uint64_t one_pass = row * width >= 8192 && width > 1 ? four_per_invocation : chunks_total;
   const auto sb = gather_shape_buf(g, crop);
   const rt::BufferRange bindings[] = {rt::whole(src), rt::whole(dst),
                                       stream.upload_small(std::as_bytes(std::span(sb)))};
   // Rows of whole chunks and no pad, 512 bytes and more: every chunk is an inner chunk, and the lean
   // inner pass does them all (on shorter rows the one pass measured faster).
-  const bool inner_only = !has_edges && row * width >= 512;
+  const bool inner_only = !has_edges && inner_long;
   const std::uint64_t main_pass = inner_only || edge > 0 ? inner_pass : one_pass;
   const GatherPush push{static_cast<std::uint32_t>(main_pass),
                         static_cast<std::uint32_t>(n_dst),
@@ -82,7 +86,7 @@ void record_gather(rt::Stream& stream, const std::string& kernel_name, const Pad
                         static_cast<std::uint32_t>(fill_bits >> 32),
                         static_cast<std::uint32_t>(edge),
                         static_cast<std::uint32_t>(slots)};
-  const std::uint32_t inner_variant = row * width >= 512 ? kInnerLongPass : kInnerPass;
+  const std::uint32_t inner_variant = inner_long ? kInnerLongPass : kInnerPass;
   if (inner_only) {
     stream.dispatch(device.kernel(kernel_name, inner_variant), bindings, bytes_of(push), main_pass);
     return;
