@@ -230,12 +230,13 @@ void write_chunk(uint chunk, uint inner, uint row_dst, uint row_src, uint c, uin
 
 // Passes. The wrapper runs this SPIR-V as one pipeline per pass, by specialization constant REGION
 // (each pipeline is compiled for its own path only, so the lean ones keep many warps in flight):
-//  0: one pass writes every chunk (rows under 32 bytes, destinations under 1 MiB with edges);
-//  1: the inner chunks only, those inside one row and clear of its pads: a copy of 16 source bytes
-//     (or the fill), one chunk per invocation, for rows under 512 bytes;
-//  3: the same on rows of 512 bytes and more, four chunks per invocation (inner_four);
+//  0: one pass writes every chunk (rows under 16 bytes; rows of 512 bytes and more in destinations
+//     under 1 MiB);
+//  1: the row pass (row_pass, below), rows of 16 to 511 bytes;
+//  3: on rows of 512 bytes and more, the inner chunks only, those inside one row and clear of its
+//     pads: a copy of 16 source bytes (or the fill), four chunks per invocation (inner_four);
 //  2: the edge chunks (a pad slot or a row end inside), enumerated per row boundary: `slots`
-//     invocations for the few chunks around each boundary, writing exactly those pass 1 / 3 leaves.
+//     invocations for the few chunks around each boundary, writing exactly those pass 3 leaves.
 // The inner and edge passes write disjoint chunks: no barrier between them. Where rows are whole
 // chunks without pads, there are no edge chunks and the inner pass alone writes everything.
 // In the one pass, rows of LONG_ROW_BYTES and more: each invocation takes 4 chunks, 32 chunks apart
@@ -317,6 +318,136 @@ void inner_four(uint g, uint total, uint inner, uint row_dst, uint row_src, uint
     if (w[k]) dst[q + 32u * k] = v[k];
 }
 
+// The row pass (REGION 1), for rows of 16 to 511 bytes, where many chunks touch a row end or a pad:
+// each workgroup writes ROW_CHUNKS consecutive destination chunks. Its invocations first find the
+// source row of every destination row those chunks touch (one walk of the outer coordinates per row,
+// not per chunk), then each writes its chunk: one or two 16-byte loads where the chunk lies inside a
+// row's data, else word by word, and element by element at pads and row ends.
+#define ROW_CHUNKS 256u  // the workgroup size: one chunk per invocation
+#define ROW_SLOTS 258u   // rows a workgroup's chunks can touch: (256 * 16 - 1) / 16 + 2 for 16-byte rows
+#define NO_ROW 0xFFFFFFFFu
+// Byte offset in the source of each touched row's first element (a crop: the first one it keeps);
+// NO_ROW where the row lies in a constant pad of an outer axis. A binding holds at most 2^32 - 1
+// bytes, so no row starts at NO_ROW.
+shared uint row_start[ROW_SLOTS];
+
+// The source offset (in elements) of destination row r, and whether it has one (constant mode).
+bool row_source(uint r, uint inner, uint row_src, out uint outer_off) {
+  outer_off = 0u;
+  bool ok = true;
+  uint stride = row_src;
+  uint rem = r;
+  [[unroll]] for (int a = 6; a >= 0; --a) {
+    if (uint(a) < inner) {
+      const uint q = div_dst(rem, uint(a));
+      uint s;
+      ok = map_coord(uint(a), rem - q * dst_dim(uint(a)), s) && ok;
+      outer_off += s * stride;
+      stride *= src_dim(uint(a));
+      rem = q;
+    }
+  }
+  return ok;
+}
+
+void row_pass(uint g, uint total, uint inner, uint row_dst, uint row_src) {
+  const uint lid = gl_LocalInvocationID.x;
+  const uint first = g - lid;  // the workgroup's first chunk
+  if (first >= total) return;  // the whole workgroup: past the destination
+  const uint E = uint(CHUNK_ELEMS);
+  const uint e_begin = first * E;
+  const uint e_end = e_begin + min(ROW_CHUNKS * E, pc.n_dst - e_begin);
+  const uint r0 = div_dst(e_begin, inner);
+  const uint rows = min(div_dst(e_end - 1u, inner) - r0 + 1u, ROW_SLOTS);
+#if MODE == 3
+  const uint s_lo = left_pad(inner);  // a crop keeps the middle of each source row
+#else
+  const uint s_lo = 0u;
+#endif
+  for (uint k = lid; k < rows; k += ROW_CHUNKS) {
+    uint off;
+    row_start[k] = row_source(r0 + k, inner, row_src, off) ? (off + s_lo) * uint(ELEM_BYTES) : NO_ROW;
+  }
+  barrier();
+  const uint q = first + lid;
+  if (q >= total) return;
+  uint e = q * E;
+  uint k = div_dst(e, inner) - r0;
+  uint c = e - (r0 + k) * row_dst;
+  uint b = row_start[k];
+  {  // the chunk inside one row's data
+#if MODE == 3
+    const bool inside = c + E <= row_dst;
+    const uint i0 = c;
+#else
+    const int i = int(c) - int(left_pad(inner));
+    const bool inside = i >= 0 && uint(i) + E <= row_src;
+    const uint i0 = uint(i);
+#endif
+    if (b != NO_ROW && inside && e + E <= pc.n_dst) {
+      dst[q] = load16(b + i0 * uint(ELEM_BYTES));
+      return;
+    }
+  }
+  uvec4 out_chunk = uvec4(0u);
+  [[unroll]] for (uint w = 0u; w < 4u; ++w) {
+#if ELEM_BYTES <= 2
+    const uint EPW = 4u / uint(ELEM_BYTES);  // elements per word
+#if MODE == 3
+    const bool word_inside = c + EPW <= row_dst;
+    const uint wi0 = c;
+#else
+    const int wi = int(c) - int(left_pad(inner));
+    const bool word_inside = wi >= 0 && uint(wi) + EPW <= row_src;
+    const uint wi0 = uint(wi);
+#endif
+    if (b != NO_ROW && word_inside && e + EPW <= pc.n_dst) {
+      out_chunk[w] = load4(b + wi0 * uint(ELEM_BYTES));
+      e += EPW;
+      c += EPW;
+      if (c == row_dst) {
+        c = 0u;
+        if (++k < rows) b = row_start[k];
+      }
+      continue;
+    }
+    const uint per_word = EPW;
+#else
+    const uint per_word = 1u;
+    if (w >= uint(CHUNK_ELEMS)) break;
+#endif
+    [[unroll]] for (uint j = 0u; j < per_word; ++j) {
+      if (e < pc.n_dst) {
+        uint s;
+#if MODE == 3
+        s = c;
+        const bool ok = true;
+#else
+        const bool ok = map_coord(inner, c, s) && b != NO_ROW;
+#endif
+#if MODE == 0
+        // A branch, not a select: a pad slot's source index is out of range and must never be read.
+#if ELEM_BYTES == 8
+        ELEM v = uvec2(pc.fill_lo, pc.fill_hi);
+#else
+        ELEM v = pc.fill_lo;
+#endif
+        if (ok) v = load_elem(b / uint(ELEM_BYTES) + s);
+#else
+        const ELEM v = load_elem(b / uint(ELEM_BYTES) + s);
+#endif
+        put_elem(out_chunk, w * per_word + j, v);
+        ++e;
+        if (++c == row_dst) {
+          c = 0u;
+          if (++k < rows) b = row_start[k];
+        }
+      }
+    }
+  }
+  dst[q] = out_chunk;
+}
+
 void main() {
   const uint g = gl_GlobalInvocationID.x + gl_GlobalInvocationID.y * gl_NumWorkGroups.x * gl_WorkGroupSize.x;
   const uint E = uint(CHUNK_ELEMS);
@@ -329,6 +460,10 @@ void main() {
   uint c, outer_off;
   uint coord[7];
   bool outer_ok;
+  if (REGION == 1u) {  // the row pass: no early return before its barrier
+    row_pass(g, total, inner, row_dst, row_src);
+    return;
+  }
   if (REGION == 2u) {  // the edge pass
     if (g >= pc.n_edge) return;
     const uint b = g / pc.slots;  // row boundary b sits before element b * row_dst
@@ -336,7 +471,7 @@ void main() {
     const uint k = (base - min(pr, base)) / E + (g - b * pc.slots);
     if (k >= total || k * E > base + min(pl, pc.n_dst - base)) return;  // past this boundary's chunks
     if (b > 0u && k * E <= base - row_dst + pl) return;                 // the previous boundary's
-    if (!is_edge(column(k * E, inner, row_dst), row_dst, pl, pr)) return;  // pass 1's
+    if (!is_edge(column(k * E, inner, row_dst), row_dst, pl, pr)) return;  // pass 3's
     locate(k, inner, row_dst, row_src, c, coord, outer_off, outer_ok);
     write_chunk(k, inner, row_dst, row_src, c, coord, outer_off, outer_ok);
     return;
@@ -344,12 +479,6 @@ void main() {
   if (g >= pc.n_chunks) return;  // invocations of this pass
   if (REGION == 3u) {  // the inner pass, rows of 512 bytes and more
     inner_four(g, total, inner, row_dst, row_src, pl, pr);
-    return;
-  }
-  if (REGION == 1u) {  // the inner pass, shorter rows: one chunk per invocation
-    if (g >= total || is_edge(column(g * E, inner, row_dst), row_dst, pl, pr)) return;  // the edge pass's
-    locate(g, inner, row_dst, row_src, c, coord, outer_off, outer_ok);
-    dst[g] = inner_value(inner, c, outer_off, outer_ok);
     return;
   }
   // The one pass. 1-byte elements keep one chunk per invocation on long rows too (measured 5-10

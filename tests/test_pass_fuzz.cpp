@@ -1,11 +1,13 @@
 // Random geometries through the pad family's split paths, bit for bit against the CPU reference:
-// pad.comp's inner passes (one chunk, and four chunks 32 apart on rows of 512 bytes and more) and
-// its edge pass, the inner pass alone for crops of whole-chunk rows, and the deterministic
-// backward's copy, edge and multi-row passes. The wrappers only take those paths on large tensors
-// (where they measured faster); a context with `always_split_passes` takes them on small ones, so
-// many shapes fit in a few seconds on lavapipe. Outputs start as 0xA5 bytes, so a chunk that no
-// pass writes shows as a mismatch. (A chunk two passes both write gets the same bytes twice and
-// does not show: that the passes are disjoint was checked by simulating their enumeration.)
+// pad.comp's inner pass (four chunks 32 apart, rows of 512 bytes and more) with its edge pass, the
+// inner pass alone for crops of whole-chunk rows, and the deterministic backward's copy, edge and
+// multi-row passes. The wrappers only take those paths on large tensors (where they measured
+// faster); a context with `always_split_passes` takes them on small ones, so many shapes fit in a
+// few seconds on lavapipe. Outputs start as 0xA5 bytes, so a chunk that no pass writes shows as a
+// mismatch. (A chunk two passes both write gets the same bytes twice and does not show: that the
+// passes are disjoint was checked by simulating their enumeration.) A second suite sends the same
+// kind of geometries through the passes the wrappers choose by default on small tensors: pad.comp's
+// row pass (rows of 16 to 511 bytes) and its one pass.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
@@ -69,11 +71,17 @@ selftest::Case random_case(const selftest::Target& t, std::mt19937_64& rng) {
   return c;
 }
 
-class SplitPasses : public ::testing::TestWithParam<selftest::Target> {};
+// The same with the wrappers' own choice of passes.
+Context& default_context() {
+  static Context ctx([] {
+    ContextOptions o;
+    o.poison_new_tensors = true;
+    return o;
+  }());
+  return ctx;
+}
 
-TEST_P(SplitPasses, RandomGeometriesMatchTheReference) {
-  const auto& target = GetParam();
-  Context& ctx = split_context();
+void run_random_cases(Context& ctx, const selftest::Target& target) {
   if (const auto missing = selftest::missing_features(ctx, target); !missing.empty())
     GTEST_SKIP() << target.kernel << " needs device feature " << missing.front() << ", which this device lacks";
   const std::size_t seen = ctx.validation_messages().size();
@@ -100,6 +108,14 @@ TEST_P(SplitPasses, RandomGeometriesMatchTheReference) {
   for (std::size_t i = seen; i < messages.size(); ++i) ADD_FAILURE() << "validation layer: " << messages[i];
 }
 
+class SplitPasses : public ::testing::TestWithParam<selftest::Target> {};
+
+TEST_P(SplitPasses, RandomGeometriesMatchTheReference) { run_random_cases(split_context(), GetParam()); }
+
+class DefaultPasses : public ::testing::TestWithParam<selftest::Target> {};
+
+TEST_P(DefaultPasses, RandomGeometriesMatchTheReference) { run_random_cases(default_context(), GetParam()); }
+
 // The kernels with split paths: forward pads, the constant backward, the deterministic backward
 // (the atomic one always runs as one dispatch).
 std::vector<selftest::Target> split_targets() {
@@ -115,7 +131,16 @@ std::string target_name(const ::testing::TestParamInfo<selftest::Target>& info) 
   return fmt::format("{}_{}", info.param.kernel, name(info.param.dtype));
 }
 
+// pad.comp's kernels: forward pads and the constant backward.
+std::vector<selftest::Target> gather_targets() {
+  std::vector<selftest::Target> out;
+  for (const auto& t : split_targets())
+    if (t.op == selftest::Op::Pad || t.mode == PadMode::Constant) out.push_back(t);
+  return out;
+}
+
 INSTANTIATE_TEST_SUITE_P(PadFamily, SplitPasses, ::testing::ValuesIn(split_targets()), target_name);
+INSTANTIATE_TEST_SUITE_P(PadFamily, DefaultPasses, ::testing::ValuesIn(gather_targets()), target_name);
 
 }  // namespace
 }  // namespace fvk::testing
