@@ -318,13 +318,16 @@ void inner_four(uint g, uint total, uint inner, uint row_dst, uint row_src, uint
     if (w[k]) dst[q + 32u * k] = v[k];
 }
 
-// The row pass (REGION 1), for rows of 16 to 511 bytes, where many chunks touch a row end or a pad:
-// each workgroup writes ROW_CHUNKS consecutive destination chunks. Its invocations first find the
-// source row of every destination row those chunks touch (one walk of the outer coordinates per row,
-// not per chunk), then each writes its chunk: one or two 16-byte loads where the chunk lies inside a
-// row's data, else word by word, and element by element at pads and row ends.
-#define ROW_CHUNKS 256u  // the workgroup size: one chunk per invocation
-#define ROW_SLOTS 258u   // rows a workgroup's chunks can touch: (256 * 16 - 1) / 16 + 2 for 16-byte rows
+// The row pass (REGION 1 and 4), for rows of 16 to 511 bytes, where many chunks touch a row end or a
+// pad: each workgroup writes ROW_PER_INV * ROW_CHUNKS consecutive destination chunks. Its
+// invocations first find the source row of every destination row those chunks touch (one walk of
+// the outer coordinates per row, not per chunk), then each writes its chunks, ROW_CHUNKS apart: one
+// or two 16-byte loads where a chunk lies inside a row's data, else word by word, and element by
+// element at pads and row ends. REGION 4 takes two chunks per invocation (for large destinations),
+// REGION 1 one (for small ones, where more invocations finish sooner).
+#define ROW_CHUNKS 256u  // the workgroup size
+#define ROW_PER_INV (REGION == 4u ? 2u : 1u)
+#define ROW_SLOTS 514u  // rows a workgroup's chunks can touch: (2 * 256 * 16 - 1) / 16 + 2 for 16-byte rows
 #define NO_ROW 0xFFFFFFFFu
 // Byte offset in the source of each touched row's first element (a crop: the first one it keeps);
 // NO_ROW where the row lies in a constant pad of an outer axis. A binding holds at most 2^32 - 1
@@ -350,27 +353,9 @@ bool row_source(uint r, uint inner, uint row_src, out uint outer_off) {
   return ok;
 }
 
-void row_pass(uint g, uint total, uint inner, uint row_dst, uint row_src) {
-  const uint lid = gl_LocalInvocationID.x;
-  const uint first = g - lid;  // the workgroup's first chunk
-  if (first >= total) return;  // the whole workgroup: past the destination
+// Writes chunk q of the row pass (its rows r0 .. r0 + rows - 1 in row_start).
+void row_chunk(uint q, uint r0, uint rows, uint inner, uint row_dst, uint row_src) {
   const uint E = uint(CHUNK_ELEMS);
-  const uint e_begin = first * E;
-  const uint e_end = e_begin + min(ROW_CHUNKS * E, pc.n_dst - e_begin);
-  const uint r0 = div_dst(e_begin, inner);
-  const uint rows = min(div_dst(e_end - 1u, inner) - r0 + 1u, ROW_SLOTS);
-#if MODE == 3
-  const uint s_lo = left_pad(inner);  // a crop keeps the middle of each source row
-#else
-  const uint s_lo = 0u;
-#endif
-  for (uint k = lid; k < rows; k += ROW_CHUNKS) {
-    uint off;
-    row_start[k] = row_source(r0 + k, inner, row_src, off) ? (off + s_lo) * uint(ELEM_BYTES) : NO_ROW;
-  }
-  barrier();
-  const uint q = first + lid;
-  if (q >= total) return;
   uint e = q * E;
   uint k = div_dst(e, inner) - r0;
   uint c = e - (r0 + k) * row_dst;
@@ -448,6 +433,31 @@ void row_pass(uint g, uint total, uint inner, uint row_dst, uint row_src) {
   dst[q] = out_chunk;
 }
 
+void row_pass(uint g, uint total, uint inner, uint row_dst, uint row_src) {
+  const uint lid = gl_LocalInvocationID.x;
+  const uint first = (g - lid) * ROW_PER_INV;  // the workgroup's first chunk
+  if (first >= total) return;  // the whole workgroup: past the destination
+  const uint E = uint(CHUNK_ELEMS);
+  const uint e_begin = first * E;
+  const uint e_end = e_begin + min(ROW_CHUNKS * ROW_PER_INV * E, pc.n_dst - e_begin);
+  const uint r0 = div_dst(e_begin, inner);
+  const uint rows = min(div_dst(e_end - 1u, inner) - r0 + 1u, ROW_SLOTS);
+#if MODE == 3
+  const uint s_lo = left_pad(inner);  // a crop keeps the middle of each source row
+#else
+  const uint s_lo = 0u;
+#endif
+  for (uint k = lid; k < rows; k += ROW_CHUNKS) {
+    uint off;
+    row_start[k] = row_source(r0 + k, inner, row_src, off) ? (off + s_lo) * uint(ELEM_BYTES) : NO_ROW;
+  }
+  barrier();
+  [[unroll]] for (uint h = 0u; h < ROW_PER_INV; ++h) {
+    const uint q = first + lid + h * ROW_CHUNKS;
+    if (q < total) row_chunk(q, r0, rows, inner, row_dst, row_src);
+  }
+}
+
 void main() {
   const uint g = gl_GlobalInvocationID.x + gl_GlobalInvocationID.y * gl_NumWorkGroups.x * gl_WorkGroupSize.x;
   const uint E = uint(CHUNK_ELEMS);
@@ -460,7 +470,7 @@ void main() {
   uint c, outer_off;
   uint coord[7];
   bool outer_ok;
-  if (REGION == 1u) {  // the row pass: no early return before its barrier
+  if (REGION == 1u || REGION == 4u) {  // the row pass: no early return before its barrier
     row_pass(g, total, inner, row_dst, row_src);
     return;
   }

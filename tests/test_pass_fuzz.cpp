@@ -5,9 +5,10 @@
 // faster); a context with `always_split_passes` takes them on small ones, so many shapes fit in a
 // few seconds on lavapipe. Outputs start as 0xA5 bytes, so a chunk that no pass writes shows as a
 // mismatch. (A chunk two passes both write gets the same bytes twice and does not show: that the
-// passes are disjoint was checked by simulating their enumeration.) A second suite sends the same
-// kind of geometries through the passes the wrappers choose by default on small tensors: pad.comp's
-// row pass (rows of 16 to 511 bytes) and its one pass.
+// passes are disjoint was checked by simulating their enumeration.) pad.comp's row pass (rows of
+// 16 to 511 bytes) takes two chunks per invocation here, as on large tensors. A second suite sends
+// the same kind of geometries through the passes the wrappers choose by default on small tensors:
+// the row pass with one chunk per invocation, and the one pass.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 

@@ -25,7 +25,7 @@ struct GatherPush {
 static_assert(sizeof(GatherPush) == 28);
 
 // pad.comp's passes (its specialization constant REGION).
-constexpr std::uint32_t kOnePass = 0, kRowPass = 1, kEdgePass = 2, kInnerPass = 3;
+constexpr std::uint32_t kOnePass = 0, kRowPass = 1, kEdgePass = 2, kInnerPass = 3, kRowPassTwo = 4;
 // Rows of this many bytes and more take the inner pass (with the edge pass), shorter ones from 16
 // bytes the row pass.
 constexpr std::uint64_t kLongRowBytes = 512;
@@ -73,6 +73,8 @@ void record_gather(rt::Stream& stream, const std::string& kernel_name, const Pad
     if (edge > 0) stream.dispatch(device.kernel(kernel_name, kEdgePass), bindings, bytes_of(push), edge);
     stream.dispatch(device.kernel(kernel_name, pass), bindings, bytes_of(push), main_pass);
   };
+  // Destinations of 1 MiB and more take the passes that pay off on large tensors.
+  const bool big = n_dst * width >= (1u << 20) || device.always_split_passes();
   if (row_bytes < 16) {
     run(kOnePass, chunks_total, 0, 0);
     return;
@@ -82,7 +84,11 @@ void record_gather(rt::Stream& stream, const std::string& kernel_name, const Pad
   // 0.73-0.93x the time on the small set and on rank-5 crops and 1-byte pads, 0.95-1.06x on the
   // other rank-5 pads).
   if (row_bytes < kLongRowBytes) {
-    run(kRowPass, chunks_total, 0, 0);
+    // Two chunks per invocation from 1 MiB (rank-5 0.91-1.00x the time of one), else one (small
+    // set: one is 0.78-0.93x the time of two).
+    const std::uint64_t per_invocation = big ? 2 : 1;
+    run(per_invocation == 2 ? kRowPassTwo : kRowPass,
+        (chunks_total + 256 * per_invocation - 1) / (256 * per_invocation) * 256, 0, 0);
     return;
   }
   // Rows of 512 bytes and more. The inner pass: four chunks 32 apart per invocation (the kernel's
@@ -96,7 +102,6 @@ void record_gather(rt::Stream& stream, const std::string& kernel_name, const Pad
   // Edge pass: `slots` invocations per row boundary for the edge chunks, where the destination has
   // 1 MiB and more (below, a second dispatch costs more latency than the lean pass saves).
   const std::uint64_t slots = (left + right) / chunk_elems + 2;
-  const bool big = n_dst * width >= (1u << 20) || device.always_split_passes();
   const std::uint64_t edge = (n_dst / row + 1) * slots;
   if (big && edge <= std::numeric_limits<std::uint32_t>::max()) {  // the kernel's index is 32-bit
     run(kInnerPass, four_per_invocation, edge, slots);
