@@ -81,8 +81,8 @@ void record_gather(rt::Stream& stream, const std::string& kernel_name, const Pad
   }
   // Rows of 16 to 511 bytes, where many chunks touch a row end or a pad: the row pass, which walks
   // the outer coordinates once per row (measured on the H200 against the inner and edge passes:
-  // 0.73-0.93x the time on the small set and on rank-5 crops and 1-byte pads, 0.95-1.06x on the
-  // other rank-5 pads).
+  // 0.73-0.99x the time on the small set, 0.83-0.95x on rank-5 crops and 1-byte pads, 0.95-1.06x
+  // on the other rank-5 pads).
   if (row_bytes < kLongRowBytes) {
     // Two chunks per invocation from 1 MiB (rank-5 0.91-1.00x the time of one), else one (small
     // set: one is 0.78-0.93x the time of two).
