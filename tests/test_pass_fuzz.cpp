@@ -21,13 +21,17 @@
 namespace fvk::testing {
 namespace {
 
+// Options of both suites' contexts: new tensors start as 0xA5 bytes (a chunk no pass writes keeps
+// them); `split`: always_split_passes.
+ContextOptions poisoned(bool split) {
+  ContextOptions o;
+  o.always_split_passes = split;
+  o.poison_new_tensors = true;
+  return o;
+}
+
 Context& split_context() {
-  static Context ctx([] {
-    ContextOptions o;
-    o.always_split_passes = true;
-    o.poison_new_tensors = true;  // a chunk no pass writes keeps 0xA5 bytes
-    return o;
-  }());
+  static Context ctx(poisoned(true));
   return ctx;
 }
 
@@ -74,11 +78,7 @@ selftest::Case random_case(const selftest::Target& t, std::mt19937_64& rng) {
 
 // The same with the wrappers' own choice of passes.
 Context& default_context() {
-  static Context ctx([] {
-    ContextOptions o;
-    o.poison_new_tensors = true;
-    return o;
-  }());
+  static Context ctx(poisoned(false));
   return ctx;
 }
 
