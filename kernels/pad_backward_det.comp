@@ -57,7 +57,8 @@ layout(push_constant) uniform Params {
 //  2: the chunks at the two ends of each row that pass 1 leaves, `slots` invocations per grad_in
 //     row, in rows whose outer axes have one contributor each;
 //  3: every chunk of the rows whose outer axes have several contributors: 32 invocations per
-//     grad_in row, each taking every 32nd chunk of its row (in other rows they return at once).
+//     grad_in row, each taking every 32nd chunk of its row (in other rows they return at once);
+//  4: the row pass (see row_pass), every chunk, for rows of whole chunks.
 // Passes 1, 2 and 3 write disjoint chunks (a chunk belongs to the row of its first element): no
 // barrier between them.
 
@@ -103,6 +104,19 @@ BITS to_bits(ACC v) {
   return f32_to_f16(v);
 #else
   return f32_to_bf16(v);
+#endif
+}
+
+// Element k of 16 grad_out bytes `x` (k < CHUNK), widened to the accumulator type.
+ACC chunk_elem(uvec4 x, uint k) {
+#if DTYPE == 0
+  return uintBitsToFloat(x[k]);
+#elif DTYPE == 1
+  return packDouble2x32(uvec2(x[2u * k], x[2u * k + 1u]));
+#elif DTYPE == 2
+  return f16_to_f32(x[k >> 1] >> ((k & 1u) * 16u));
+#else
+  return bf16_to_f32(x[k >> 1] >> ((k & 1u) * 16u));
 #endif
 }
 
@@ -153,7 +167,11 @@ uint pos(Contributors s, uint k) {
 // in order.
 void add_run(inout precise ACC acc, uint off, Contributors c) {
 #if MODE == 1
-  for (uint k = 0u; k < c.count; ++k) acc += load(off + pos(c, k));
+  // At most three: their loads go out together (no chain of load, add, load), the adds in order.
+  ACC x[3];
+  [[unroll]] for (uint k = 0u; k < 3u; ++k) x[k] = k < c.count ? load(off + pos(c, k)) : ACC(0);
+  [[unroll]] for (uint k = 0u; k < 3u; ++k)
+    if (k < c.count) acc += x[k];
 #else
   const uint p = off + c.p0;
   uint k = 0u;
@@ -259,6 +277,122 @@ void store_chunk(uint q, BITS v[CHUNK]) {
 #endif
 }
 
+// The bits of element k of 16 grad_out bytes `x` (k < CHUNK).
+BITS chunk_bits(uvec4 x, uint k) {
+#if DTYPE == 0
+  return x[k];
+#elif DTYPE == 1
+  return uvec2(x[2u * k], x[2u * k + 1u]);
+#else
+  return (x[k >> 1] >> ((k & 1u) * 16u)) & 0xFFFFu;
+#endif
+}
+
+// Chunk q of grad_in, its elements ci0 .. ci0 + CHUNK - 1 of one row whose outer axes have a single
+// contributor, that row starting at grad_out offset `row_off`. Every element's direct contributor
+// (ci + left) comes from one 16-byte load; an element with one contributor is its bits, the others
+// sum their few (reflect) or many (replicate edge) contributors along the row.
+void single_row_chunk(uint q, uint row_off, uint ci0) {
+  const uint inner = pc.rank - 1u;
+  const uint n = in_dim(inner);
+  const uint left = left_pad(inner);
+  const uint right = out_dim(inner) - n - left;
+  const uvec4 direct = load16((row_off + ci0 + left) * BYTES);
+  BITS v[CHUNK];
+  [[unroll]] for (uint k = 0u; k < CHUNK; ++k) v[k] = chunk_bits(direct, k);
+#if MODE == 1
+  // Mirrors: every element loads a left and a right one, without a branch (its direct position
+  // where it has none), so that all these loads go out together.
+  ACC lm[CHUNK], rm[CHUNK];
+  bool hl[CHUNK], hr[CHUNK];
+  [[unroll]] for (uint k = 0u; k < CHUNK; ++k) {
+    const uint ci = ci0 + k;
+    hl[k] = ci >= 1u && ci <= left;
+    hr[k] = ci + 2u <= n && ci + 1u + right >= n;  // n-1-right <= ci <= n-2
+    lm[k] = load(row_off + (hl[k] ? left - ci : ci + left));
+    rm[k] = load(row_off + (hr[k] ? left + 2u * (n - 1u) - ci : ci + left));
+  }
+  [[unroll]] for (uint k = 0u; k < CHUNK; ++k) {
+    if (hl[k] || hr[k]) {  // the order of contributors(): left mirror, direct, right mirror
+      precise ACC acc = NEG_ZERO;
+      if (hl[k]) acc += lm[k];
+      acc += chunk_elem(direct, k);
+      if (hr[k]) acc += rm[k];
+      v[k] = to_bits(acc);
+    }
+  }
+#else
+  // Only elements 0 and n - 1 have several contributors: their pads.
+  [[unroll]] for (uint k = 0u; k < CHUNK; ++k) {
+    const uint ci = ci0 + k;
+    if ((ci == 0u && left > 0u) || (ci == n - 1u && right > 0u)) {
+      precise ACC acc = NEG_ZERO;
+      add_run(acc, row_off, contributors(inner, ci));
+      v[k] = to_bits(acc);
+    }
+  }
+#endif
+  store_chunk(q, v);
+}
+
+// The grad_out offset of outer combination t (odometer order, axis 0 outermost) of the per-axis
+// lists `oax` with strides `ostride`.
+uint term_offset(uint t, Contributors oax[7], uint ostride[7]) {
+  uint r = t;
+  uint off = 0u;
+  [[unroll]] for (int a = 6; a >= 0; --a) {
+    if (uint(a) < pc.rank - 1u) {
+      uint k = 0u;
+      if (oax[a].count > 1u) {
+        k = r % oax[a].count;
+        r /= oax[a].count;
+      }
+      off += pos(oax[a], k) * ostride[a];
+    }
+  }
+  return off;
+}
+
+// Grad_in row `row`'s outer axes: their contributor lists `oax` and grad_out strides `ostride`,
+// the number of combinations `terms`, and (first_off) the grad_out offset of the row the first
+// combination reads.
+void outer_axes(uint row, out Contributors oax[7], out uint ostride[7], out uint terms, out uint first_off) {
+  const uint inner = pc.rank - 1u;
+  terms = 1u;
+  first_off = 0u;
+  uint st = out_dim(inner);
+  [[unroll]] for (int a = 6; a >= 0; --a) {
+    oax[a].p0 = 0u; oax[a].p1 = 0u; oax[a].p2 = 0u; oax[a].count = 1u;
+    ostride[a] = 0u;
+    if (uint(a) < inner) {
+      const uint q2 = div_in(row, uint(a));
+      oax[a] = contributors(uint(a), row - q2 * in_dim(uint(a)));
+      row = q2;
+      ostride[a] = st;
+      terms *= oax[a].count;
+      first_off += oax[a].p0 * st;
+      st *= out_dim(uint(a));
+    }
+  }
+}
+
+// Chunk q of grad_in, its elements ci0 .. ci0 + CHUNK - 1 of one row whose outer axes have
+// `outer_terms` > 1 combinations (lists `oax`, strides `ostride`).
+void multi_row_chunk(uint q, uint ci0, Contributors oax[7], uint ostride[7], uint outer_terms) {
+  const uint inner = pc.rank - 1u;
+  precise ACC acc[CHUNK];
+  [[unroll]] for (uint k = 0u; k < CHUNK; ++k) acc[k] = NEG_ZERO;
+  // Outer combinations in odometer order; for each, every element adds its innermost
+  // contributors: per element, exactly the order of the general product.
+  for (uint t = 0u; t < outer_terms; ++t) {
+    const uint off = term_offset(t, oax, ostride);
+    [[unroll]] for (uint k = 0u; k < CHUNK; ++k) add_run(acc[k], off, contributors(inner, ci0 + k));
+  }
+  BITS v[CHUNK];
+  [[unroll]] for (uint k = 0u; k < CHUNK; ++k) v[k] = to_bits(acc[k]);
+  store_chunk(q, v);
+}
+
 // Writes 16-byte chunk q of grad_in (CHUNK consecutive elements). When they lie in one row whose
 // outer axes have a single contributor (nearly always), the outer index math is done once for the
 // chunk; when in addition every element has one innermost contributor, the chunk is a copy of 16
@@ -268,93 +402,99 @@ void write_chunk(uint q, uint copy) {
   const uint inner = pc.rank - 1u;
   const uint e0 = q * CHUNK;
   const uint n_inner = in_dim(inner);
-  uint row = div_in(e0, inner);
+  const uint row = div_in(e0, inner);
   const uint ci0 = e0 - row * n_inner;
-  BITS v[CHUNK];
   if (ci0 + CHUNK <= n_inner && e0 + CHUNK <= pc.n_in) {
-    // Outer axes' contributor lists, once for the chunk.
     Contributors oax[7];
     uint ostride[7];
-    uint outer_terms = 1u;
-    uint first_off = 0u;  // grad_out offset of the first outer combination's row
-    uint st = out_dim(inner);
-    [[unroll]] for (int a = 6; a >= 0; --a) {
-      oax[a].p0 = 0u; oax[a].p1 = 0u; oax[a].p2 = 0u; oax[a].count = 1u;
-      ostride[a] = 0u;
-      if (uint(a) < inner) {
-        const uint q2 = div_in(row, uint(a));
-        oax[a] = contributors(uint(a), row - q2 * in_dim(uint(a)));
-        row = q2;
-        ostride[a] = st;
-        outer_terms *= oax[a].count;
-        first_off += oax[a].p0 * st;
-        st *= out_dim(uint(a));
-      }
-    }
+    uint outer_terms, first_off;
+    outer_axes(row, oax, ostride, outer_terms, first_off);
     if (outer_terms == 1u && inner_single(ci0)) {
       if (copy != 2u) grad_in4[q] = load16((first_off + ci0 + left_pad(inner)) * BYTES);
       return;
     }
     if (copy == 1u) return;
     if (outer_terms == 1u) {
-      // One outer combination: an element with one innermost contributor is its bits, the others
-      // sum their few (reflect) or many (replicate edge) contributors along the row.
-      [[unroll]] for (uint k = 0u; k < CHUNK; ++k) {
-        const Contributors c = contributors(inner, ci0 + k);
-        if (c.count == 1u) {
-          v[k] = load_bits(first_off + c.p0);
-        } else {
-          precise ACC acc = NEG_ZERO;
-          add_run(acc, first_off, c);
-          v[k] = to_bits(acc);
-        }
-      }
-      store_chunk(q, v);
-      return;
+      single_row_chunk(q, first_off, ci0);
+    } else {
+      multi_row_chunk(q, ci0, oax, ostride, outer_terms);
     }
-    precise ACC acc[CHUNK];
-    [[unroll]] for (uint k = 0u; k < CHUNK; ++k) acc[k] = NEG_ZERO;
-    // Outer combinations in odometer order (axis 0 outermost); for each, every element adds its
-    // innermost contributors: per element, exactly the order of the general product.
-    for (uint t = 0u; t < outer_terms; ++t) {
-      uint r = t;
-      uint off = 0u;
-      [[unroll]] for (int a = 6; a >= 0; --a) {
-        if (uint(a) < inner) {
-          uint k = 0u;
-          if (oax[a].count > 1u) {
-            k = r % oax[a].count;
-            r /= oax[a].count;
-          }
-          off += pos(oax[a], k) * ostride[a];
-        }
-      }
-      [[unroll]] for (uint k = 0u; k < CHUNK; ++k) add_run(acc[k], off, contributors(inner, ci0 + k));
-    }
-    [[unroll]] for (uint k = 0u; k < CHUNK; ++k) v[k] = to_bits(acc[k]);
-    store_chunk(q, v);
     return;
   }
   if (copy == 1u) return;
+  BITS v[CHUNK];
   [[unroll]] for (uint k = 0u; k < CHUNK; ++k) v[k] = e0 + k < pc.n_in ? gather(e0 + k) : BITS(0u);
   store_chunk(q, v);
 }
 
-// Number of outer contributor combinations of grad_in row r.
-uint row_terms(uint r) {
-  uint terms = 1u;
-  [[unroll]] for (int a = 6; a >= 0; --a) {
-    if (uint(a) < pc.rank - 1u) {
-      const uint q = div_in(r, uint(a));
-      terms *= contributors(uint(a), r - q * in_dim(uint(a))).count;
-      r = q;
-    }
-  }
+// Grad_in row r's number of outer combinations, and (first_off) where the first one's row starts.
+uint row_outer(uint r, out uint first_off) {
+  Contributors oax[7];
+  uint ostride[7];
+  uint terms;
+  outer_axes(r, oax, ostride, terms, first_off);
   return terms;
+}
+
+uint row_terms(uint r) {
+  uint unused;
+  return row_outer(r, unused);
+}
+
+// The row pass (REGION 4), for rows of whole chunks (R = `slots` chunks, R <= 256): each
+// workgroup writes the chunks of G = 256 / R consecutive grad_in rows, in column order: invocation
+// i takes chunk i / G of row i % G. Its invocations first look up the outer axes of those rows (one
+// walk per row, into shared memory). Column order puts the chunks at the rows' ends, which sum
+// several contributors, into their own subgroups, and the copy chunks (one or two 16-byte loads)
+// into others: where G is a multiple of the subgroup size, a subgroup runs one of the two paths,
+// not both.
+#define ROW_LANES 256u  // the workgroup size
+shared uint row_first[ROW_LANES];  // outer_axes' first_off
+shared uint row_count[ROW_LANES];  // outer_axes' terms
+
+void row_pass(uint g) {
+  const uint lid = gl_LocalInvocationID.x;
+  const uint inner = pc.rank - 1u;
+  const uint R = pc.slots;
+  const uint G = ROW_LANES / R;
+  const uint rows = pc.n_in / in_dim(inner);
+  const uint r0 = (g - lid) / ROW_LANES * G;  // the workgroup's first row
+  if (r0 >= rows) return;                    // the whole workgroup: past grad_in
+  if (lid < G && r0 + lid < rows) {
+    uint off;
+    row_count[lid] = row_outer(r0 + lid, off);
+    row_first[lid] = off;
+  }
+  barrier();
+  const uint k = lid % G;
+  const uint j = lid / G;
+  if (j >= R || r0 + k >= rows) return;
+  const uint row = r0 + k;
+  const uint q = row * R + j;
+  const uint ci0 = j * CHUNK;
+  const uint terms = row_count[k];
+  if (terms == 1u) {
+    const uint off = row_first[k];
+    if (inner_single(ci0)) {
+      grad_in4[q] = load16((off + ci0 + left_pad(inner)) * BYTES);
+    } else {
+      single_row_chunk(q, off, ci0);
+    }
+    return;
+  }
+  Contributors oax[7];
+  uint ostride[7];
+  uint outer_terms, first_off;
+  outer_axes(row, oax, ostride, outer_terms, first_off);
+  multi_row_chunk(q, ci0, oax, ostride, outer_terms);
 }
 
 void main() {
   const uint g = gl_GlobalInvocationID.x + gl_GlobalInvocationID.y * gl_NumWorkGroups.x * gl_WorkGroupSize.x;
+  if (REGION == 4u) {  // the row pass: no early return before its barrier
+    row_pass(g);
+    return;
+  }
   if (g >= pc.n_invocations) return;
   if (REGION == 3u) {  // 32 invocations per grad_in row; only rows with several outer terms work
     const uint r = g / 32u;

@@ -29,10 +29,18 @@ std::uint64_t max_contributors(const PadGeometry& g, std::size_t a) {
 // there are any (32 invocations per row). On the H200: image (1.2% such rows) 21-62% -> 47-77% of
 // copy with the passes; rank5 (12% such rows) measured 9-36% with them against 16-38% with one
 // pass, so the 5% limit stays.
+//
+// Tensors under 4 MiB whose rows are whole chunks, at most 256 of them, take the row pass instead of
+// the one pass: each workgroup writes 256 / R rows of R chunks in column order, after one lookup of
+// each row's outer axes. On the H200: small ([8,3,32,32]) 0.81-0.98x the time of the previous one
+// pass; on rank5 (33-134 MB, 12% of rows with several outer contributors, in every subgroup of the
+// column order) the row pass took 1.02-1.79x the one pass's time, so larger tensors keep that.
 struct DetPasses {
-  bool split = false;       // copy + edge (+ multi-row) passes instead of one
-  bool multi_row = false;   // with the multi-row pass
-  std::uint64_t slots = 0;  // edge pass: invocations per grad_in row
+  bool split = false;            // copy + edge (+ multi-row) passes instead of one
+  bool multi_row = false;        // with the multi-row pass
+  std::uint64_t slots = 0;       // edge pass: invocations per grad_in row
+  bool row_pass = false;         // the row pass instead of the one pass
+  std::uint64_t row_chunks = 0;  // row pass: chunks per grad_in row
 };
 
 DetPasses det_passes(const PadGeometry& g, DType dtype, bool always_split) {
@@ -56,6 +64,9 @@ DetPasses det_passes(const PadGeometry& g, DType dtype, bool always_split) {
   p.split = measured_faster && n >= 2 * chunk &&
             n_in / n * std::max<std::uint64_t>(p.slots, 32) <= std::numeric_limits<std::uint32_t>::max();
   p.multi_row = p.split && single_rows < 1;
+  p.row_chunks = n / chunk;
+  p.row_pass =
+      !p.split && n_in * byte_width(dtype) < (4u << 20) && n % chunk == 0 && p.row_chunks >= 1 && p.row_chunks <= 256;
   return p;
 }
 
@@ -144,9 +155,17 @@ void record_pad_backward(rt::Stream& stream, const PadGeometry& geometry, DType 
     const auto n = static_cast<std::uint64_t>(g.in.back());
     const DetPasses passes = det_passes(g, dtype, stream.device().always_split_passes());
     // pad_backward_det.comp's passes (its specialization constant REGION).
-    constexpr std::uint32_t kOnePass = 0, kCopyPass = 1, kEdgePass = 2, kMultiRowPass = 3;
+    constexpr std::uint32_t kOnePass = 0, kCopyPass = 1, kEdgePass = 2, kMultiRowPass = 3, kRowPass = 4;
     auto& device = stream.device();
     const PadPush push{static_cast<std::uint32_t>(chunks), static_cast<std::uint32_t>(n_in), rank, 0, 0};
+    if (passes.row_pass) {  // 256 / R rows of R chunks per workgroup of 256 invocations
+      const std::uint64_t rows_per_group = 256 / passes.row_chunks;
+      const std::uint64_t invocations = (n_in / n + rows_per_group - 1) / rows_per_group * 256;
+      const PadPush rows{static_cast<std::uint32_t>(invocations), static_cast<std::uint32_t>(n_in), rank,
+                         static_cast<std::uint32_t>(passes.row_chunks), 0};
+      stream.dispatch(device.kernel(kernel_name, kRowPass), bindings, bytes_of(rows), invocations);
+      return;
+    }
     if (!passes.split) {
       stream.dispatch(device.kernel(kernel_name, kOnePass), bindings, bytes_of(push), chunks);
       return;
