@@ -5,6 +5,7 @@
 #include <cstdlib>
 
 #include "fvk/context.hpp"
+#include "fvk/error.hpp"
 #include "ops/targets.hpp"
 #include "runtime/device.hpp"
 #include "runtime/embedded.hpp"
@@ -75,6 +76,52 @@ TEST(Dispatch, TwoDimensionalGridsCoverEveryChunk) {
     if (target.op == ops::Op::Pad || target.op == ops::Op::PadBackward) c.left = c.right = {2, 3};
     const auto o = selftest::run_case(ctx, target, c);
     EXPECT_TRUE(o.pass) << target.kernel << " " << name(target.dtype) << ": " << o.detail;
+  }
+  EXPECT_TRUE(ctx.validation_messages().empty());
+}
+
+}  // namespace
+}  // namespace fvk::testing
+
+namespace fvk::testing {
+namespace {
+
+// Pipeline statistics (`fvk stats`): refused on a device opened without the option, refused with
+// FeatureMissing where the driver lacks the extension (lavapipe of Debian 12), and where it has it
+// (the H200's driver), reported for a kernel and for one of its pass variants.
+TEST(PipelineStatistics, NeedTheContextOption) {
+  Context ctx;
+  const auto& kernel = ctx.runtime().kernel("copy_b4");
+  try {
+    (void)ctx.runtime().pipeline_statistics(kernel);
+    FAIL() << "statistics without capture_pipeline_statistics";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::InvalidArgument);
+    EXPECT_NE(std::string(e.what()).find("capture_pipeline_statistics"), std::string::npos) << e.what();
+  }
+}
+
+TEST(PipelineStatistics, ReportedWhereTheDriverHasThem) {
+  ContextOptions options;
+  options.capture_pipeline_statistics = true;
+  if (!Context(ContextOptions{}).device_info().pipeline_statistics) {
+    try {
+      Context ctx(options);
+      FAIL() << "a device without VK_KHR_pipeline_executable_properties accepted capture_pipeline_statistics";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.code(), ErrorCode::FeatureMissing);
+      EXPECT_NE(std::string(e.what()).find("VK_KHR_pipeline_executable_properties"), std::string::npos) << e.what();
+    }
+    return;
+  }
+  Context ctx(options);
+  for (const std::uint32_t variant : {0u, 4u}) {
+    const auto stats = ctx.runtime().pipeline_statistics(ctx.runtime().kernel("pad_backward_reflect_det_f32", variant));
+    ASSERT_FALSE(stats.empty()) << "variant " << variant;
+    for (const auto& s : stats) {
+      EXPECT_FALSE(s.name.empty());
+      EXPECT_FALSE(s.value.empty()) << s.name;
+    }
   }
   EXPECT_TRUE(ctx.validation_messages().empty());
 }

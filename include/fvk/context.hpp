@@ -37,6 +37,10 @@ struct ContextOptions {
   // Fills every tensor `empty` creates (op outputs included) with the bytes 0xA5 before handing it
   // out, so that an element a kernel fails to write shows as a wrong value. For tests.
   bool poison_new_tensors = false;
+  // Compiles pipelines so that the driver can report their statistics (registers and the like;
+  // `fvk stats`). Needs VK_KHR_pipeline_executable_properties: FeatureMissing on a device without
+  // it. For profiling.
+  bool capture_pipeline_statistics = false;
 };
 
 class Context {

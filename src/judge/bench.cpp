@@ -13,9 +13,7 @@
 #include "ops/pad_family.hpp"
 
 namespace fvk::judge {
-namespace {
 
-// Whether the kernel name contains one of the comma-separated words of `filter` (empty: all).
 bool matches_filter(const std::string& kernel, const std::string& filter) {
   if (filter.empty()) return true;
   std::size_t begin = 0;
@@ -27,6 +25,8 @@ bool matches_filter(const std::string& kernel, const std::string& filter) {
   }
   return false;
 }
+
+namespace {
 
 // The dtypes benchmarked per family: one per byte width, bf16 beside f16 (same kernel, PyTorch
 // treats them apart), and f64 for the summing backwards.

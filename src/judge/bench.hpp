@@ -51,6 +51,9 @@ struct BenchOptions {
   double warm_up_seconds = 2.0;  // large copies first, so clocks have ramped up before timing
 };
 
+// Whether the kernel name contains one of the comma-separated words of `filter` (empty: all).
+bool matches_filter(const std::string& kernel, const std::string& filter);
+
 BenchResult run_bench(rt::Device& device, const BenchOptions& options,
                       const std::function<void(const BenchRow&)>& progress);
 

@@ -84,6 +84,11 @@ DeviceInfo describe(const vk::raii::PhysicalDevice& pd, std::uint32_t index) {
     const auto af = pd.getFeatures2<vk::PhysicalDeviceFeatures2, vk::PhysicalDeviceShaderAtomicFloatFeaturesEXT>();
     d.buffer_float32_atomic_add = af.get<vk::PhysicalDeviceShaderAtomicFloatFeaturesEXT>().shaderBufferFloat32AtomicAdd;
   }
+  if (has_extension(pd, VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME)) {
+    const auto pf =
+        pd.getFeatures2<vk::PhysicalDeviceFeatures2, vk::PhysicalDevicePipelineExecutablePropertiesFeaturesKHR>();
+    d.pipeline_statistics = pf.get<vk::PhysicalDevicePipelineExecutablePropertiesFeaturesKHR>().pipelineExecutableInfo;
+  }
   return d;
 }
 
@@ -165,7 +170,8 @@ std::vector<DeviceInfo> Device::enumerate() {
   return out;
 }
 
-Device::Device(const DeviceOptions& options) : always_split_passes_(options.always_split_passes) {
+Device::Device(const DeviceOptions& options)
+    : always_split_passes_(options.always_split_passes), capture_statistics_(options.capture_pipeline_statistics) {
   validation_ = options.validation.value_or(env_flag("FVK_VALIDATION"));
   try {
     instance_ = make_instance(context_, validation_);
@@ -232,7 +238,8 @@ Device::Device(const DeviceOptions& options) : always_split_passes_(options.alwa
 
   // Enable what the kernels may use, where the device has it; wrappers check before dispatching.
   vk::StructureChain<vk::PhysicalDeviceFeatures2, vk::PhysicalDeviceVulkan12Features,
-                     vk::PhysicalDeviceShaderAtomicFloatFeaturesEXT>
+                     vk::PhysicalDeviceShaderAtomicFloatFeaturesEXT,
+                     vk::PhysicalDevicePipelineExecutablePropertiesFeaturesKHR>
       features;
   auto& core = features.get<vk::PhysicalDeviceFeatures2>().features;
   core.shaderInt64 = info_.shader_int64;
@@ -245,6 +252,17 @@ Device::Device(const DeviceOptions& options) : always_split_passes_(options.alwa
     features.get<vk::PhysicalDeviceShaderAtomicFloatFeaturesEXT>().shaderBufferFloat32AtomicAdd = VK_TRUE;
   } else {
     features.unlink<vk::PhysicalDeviceShaderAtomicFloatFeaturesEXT>();
+  }
+  if (capture_statistics_ && !info_.pipeline_statistics)
+    fail(ErrorCode::FeatureMissing,
+         fmt::format("capture_pipeline_statistics: device '{}' lacks VK_KHR_pipeline_executable_properties "
+                     "(pipelineExecutableInfo), so its driver cannot report pipeline statistics",
+                     info_.name));
+  if (capture_statistics_) {
+    extensions.push_back(VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME);
+    features.get<vk::PhysicalDevicePipelineExecutablePropertiesFeaturesKHR>().pipelineExecutableInfo = VK_TRUE;
+  } else {
+    features.unlink<vk::PhysicalDevicePipelineExecutablePropertiesFeaturesKHR>();
   }
   const float priority = 1.0f;
   vk::DeviceQueueCreateInfo queue_info{
@@ -296,6 +314,7 @@ const Kernel& Device::kernel(const std::string& name, std::uint32_t variant) {
   const vk::SpecializationInfo specialization{
       .mapEntryCount = 1, .pMapEntries = &entry0, .dataSize = sizeof(variant), .pData = &variant};
   vk::ComputePipelineCreateInfo pipeline_info{
+      .flags = capture_statistics_ ? vk::PipelineCreateFlagBits::eCaptureStatisticsKHR : vk::PipelineCreateFlags{},
       .stage = {.stage = vk::ShaderStageFlagBits::eCompute,
                 .module = *module,
                 .pName = "main",
@@ -310,6 +329,15 @@ const Kernel& Device::kernel(const std::string& name, std::uint32_t variant) {
 std::vector<std::string> Device::validation_messages() const {
   std::lock_guard lock(sink_->mutex);
   return sink_->messages;
+}
+
+std::vector<PipelineStatistic> Device::pipeline_statistics(const Kernel& kernel) const {
+  if (!capture_statistics_)
+    fail(ErrorCode::InvalidArgument,
+         fmt::format("pipeline statistics of '{}': the device was opened without capture_pipeline_statistics "
+                     "(ContextOptions), so its pipelines were compiled without them",
+                     kernel.name));
+  return read_pipeline_statistics(device_, *kernel.pipeline);
 }
 
 }  // namespace fvk::rt

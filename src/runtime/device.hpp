@@ -14,6 +14,7 @@
 
 #include "fvk/device_info.hpp"
 #include "runtime/buffer_pool.hpp"
+#include "runtime/pipeline_statistics.hpp"
 #include "runtime/spirv_reflect.hpp"
 
 namespace fvk::rt {
@@ -41,6 +42,7 @@ struct DeviceOptions {
   std::vector<std::string> disabled_features;  // plus env FVK_DISABLE_FEATURES
   std::uint32_t max_workgroups_x = 0;          // 0: the device's limit
   bool always_split_passes = false;            // see ContextOptions
+  bool capture_pipeline_statistics = false;    // see ContextOptions
 };
 
 class Device {
@@ -75,6 +77,10 @@ class Device {
   std::uint64_t submit_count() const { return submit_count_; }
   void note_submit() { ++submit_count_; }
 
+  // What the driver reports about a kernel's compiled pipeline; needs the device opened with
+  // capture_pipeline_statistics (DeviceOptions), else InvalidArgument.
+  std::vector<PipelineStatistic> pipeline_statistics(const Kernel& kernel) const;
+
   // Whether the pad family splits into passes whenever the shape allows (ContextOptions).
   bool always_split_passes() const { return always_split_passes_; }
 
@@ -84,6 +90,7 @@ class Device {
  private:
   bool validation_ = false;
   bool always_split_passes_ = false;
+  bool capture_statistics_ = false;  // pipelines created with eCaptureStatisticsKHR
   std::unique_ptr<ValidationSink> sink_ = std::make_unique<ValidationSink>();  // outlives the messenger
   vk::raii::Context context_;
   vk::raii::Instance instance_{nullptr};

@@ -1,0 +1,55 @@
+// fvk stats: what the driver reports about each kernel's compiled pipeline (registers, spills,
+// shared memory, instruction counts: whatever it names), per pass variant. A profiling aid: a pass
+// that needs many registers keeps few subgroups in flight to hide memory latency.
+#include <fmt/format.h>
+
+#include "cli_util.hpp"
+#include "commands.hpp"
+#include "fvk/error.hpp"
+#include "judge/bench.hpp"
+#include "runtime/device.hpp"
+#include "runtime/embedded.hpp"
+
+namespace fvk::cli {
+namespace {
+
+Registrar reg([](CLI::App& app, GlobalOptions& global) {
+  auto* sub = app.add_subcommand("stats", "Print the driver's statistics of each kernel's compiled pipeline");
+  auto filter = std::make_shared<std::string>();
+  auto variants = std::make_shared<std::string>("0");
+  auto describe = std::make_shared<bool>(false);
+  sub->add_option("--kernel", *filter, "only kernels whose name contains one of these comma-separated words");
+  sub->add_option("--variant", *variants,
+                  "specialization constant 0 values to compile, comma-separated (the passes; 0: the default)");
+  sub->add_flag("--describe", *describe, "also print the driver's description of each statistic");
+  set_action(sub, [&global, filter, variants, describe]() {
+    const auto values = parse_int_list(*variants, "--variant");
+    for (const auto v : values)
+      if (v < 0 || v > 0xFFFF)
+        fail(ErrorCode::InvalidArgument, fmt::format("--variant {}: a pass number from 0 to 65535", v));
+    std::vector<std::string> names;
+    for (const auto& k : embedded::table())
+      if (judge::matches_filter(std::string(k.name), *filter)) names.emplace_back(k.name);
+    if (names.empty()) fail(ErrorCode::InvalidArgument, fmt::format("--kernel '{}' matches no kernel", *filter));
+    ContextOptions options;
+    options.device = global.device;
+    options.capture_pipeline_statistics = true;
+    Context ctx(options);
+    auto& device = ctx.runtime();
+    fmt::print("pipeline statistics on {} ({})\n", ctx.device_info().name, ctx.device_info().driver);
+    for (const auto& name : names) {
+      for (const auto v : values) {
+        const auto& kernel = device.kernel(name, static_cast<std::uint32_t>(v));
+        fmt::print("\n{} (variant {})\n", name, v);
+        for (const auto& s : device.pipeline_statistics(kernel)) {
+          fmt::print("  {:<24} {:<40} {:>12}\n", s.executable, s.name, s.value);
+          if (*describe) fmt::print("  {:<24} {}\n", "", s.description);
+        }
+      }
+    }
+    return 0;
+  });
+});
+
+}  // namespace
+}  // namespace fvk::cli
