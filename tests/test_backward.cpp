@@ -160,6 +160,46 @@ TEST_P(Backward, DeterministicTwoPassesMatchTheReference) {
   }
 }
 
+TEST_P(Backward, DeterministicRowPassGeometries) {
+  // Tensors under 4 MiB whose rows are whole 16-byte chunks take the row pass (256 / R rows of R
+  // chunks per workgroup, column order). Its corners: rows of one chunk (256 rows a workgroup) and of
+  // 256 (one row), R = 3 (85 rows, one idle invocation), rows of one chunk holding both ends (elements
+  // 0 and n - 1, both mirrors), and outer axes with up to 27 contributor combinations. New tensors
+  // start as 0xA5 bytes, so a chunk the pass skips shows.
+  static Context poisoned([] {
+    ContextOptions o;
+    o.poison_new_tensors = true;
+    return o;
+  }());
+  const DType dtype = GetParam();
+  const std::int64_t chunk = 16 / static_cast<std::int64_t>(byte_width(dtype));
+  struct Geometry {
+    Shape in;
+    std::vector<std::int64_t> left, right;
+  };
+  const std::int64_t edge = chunk - 1;  // the widest reflect pad of a one-chunk row
+  const std::vector<Geometry> geometries{
+      {{3, 5, chunk}, {1, 2, edge}, {2, 1, edge}},
+      {{2, 3, 256 * chunk}, {1, 1, 7}, {0, 2, 9}},
+      {{20, 9, 3 * chunk}, {0, 3, 2}, {1, 4, chunk + 1}},
+      {{4, 5, 6, 2 * chunk}, {3, 4, 5, 1}, {3, 4, 5, 2}},
+  };
+  std::mt19937_64 rng(41);
+  for (auto mode : {PadMode::Reflect, PadMode::Replicate}) {
+    for (const auto& g : geometries) {
+      const PadSpec spec{mode, g.left, g.right};
+      Shape out = g.in;
+      for (std::size_t a = 0; a < out.size(); ++a) out[a] += g.left[a] + g.right[a];
+      const HostTensor grad_out = ref::random_values(dtype, out, rng);
+      const HostTensor got = poisoned.download(pad_backward(poisoned, poisoned.upload(grad_out), spec));
+      ASSERT_EQ(got.shape, g.in);
+      EXPECT_EQ(got.data, ref::pad_backward_sum(grad_out, infer_pad_backward(grad_out.shape, spec)).data)
+          << name(mode) << " grad_in " << to_string(g.in);
+    }
+  }
+  for (const auto& m : poisoned.validation_messages()) ADD_FAILURE() << "validation layer: " << m;
+}
+
 TEST_P(Backward, NarrowInputGetsBothReflections) {
   // n = 2 with reflect pads (1, 1): input element 0 also receives the right reflection and element 1
   // the left one; nothing may be lost.
