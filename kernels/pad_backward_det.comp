@@ -46,7 +46,7 @@ layout(push_constant) uniform Params {
   uint n_invocations;  // this pass's invocations (see main)
   uint n_in;           // grad_in elements
   uint rank;
-  uint slots;          // sum pass: invocations per grad_in row
+  uint slots;          // edge pass: invocations per grad_in row; row pass: chunks per grad_in row
   uint unused1;
 } pc;
 
