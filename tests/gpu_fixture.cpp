@@ -7,4 +7,13 @@ Context& shared_context() {
   return ctx;
 }
 
+Context& poisoned_context() {
+  static Context ctx([] {
+    ContextOptions o;
+    o.poison_new_tensors = true;
+    return o;
+  }());
+  return ctx;
+}
+
 }  // namespace fvk::testing

@@ -9,6 +9,9 @@
 namespace fvk::testing {
 
 Context& shared_context();
+// A second context whose new tensors start as 0xA5 bytes (ContextOptions::poison_new_tensors), so
+// that an element a kernel fails to write shows as a wrong value.
+Context& poisoned_context();
 
 class GpuTest : public ::testing::Test {
  protected:

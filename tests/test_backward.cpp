@@ -166,11 +166,7 @@ TEST_P(Backward, DeterministicRowPassGeometries) {
   // 256 (one row), R = 3 (85 rows, one idle invocation), rows of one chunk holding both ends (elements
   // 0 and n - 1, both mirrors), and outer axes with up to 27 contributor combinations. New tensors
   // start as 0xA5 bytes, so a chunk the pass skips shows.
-  static Context poisoned([] {
-    ContextOptions o;
-    o.poison_new_tensors = true;
-    return o;
-  }());
+  Context& poisoned = poisoned_context();
   const DType dtype = GetParam();
   const std::int64_t chunk = 16 / static_cast<std::int64_t>(byte_width(dtype));
   struct Geometry {

@@ -17,22 +17,21 @@
 #include <random>
 
 #include "fvk/error.hpp"
+#include "gpu_fixture.hpp"
 #include "selftest/harness.hpp"
 
 namespace fvk::testing {
 namespace {
 
-// Options of both suites' contexts: new tensors start as 0xA5 bytes (a chunk no pass writes keeps
-// them); `split`: always_split_passes.
-ContextOptions poisoned(bool split) {
-  ContextOptions o;
-  o.always_split_passes = split;
-  o.poison_new_tensors = true;
-  return o;
-}
-
+// Both suites' contexts start new tensors as 0xA5 bytes (a chunk no pass writes keeps them); this
+// one also takes always_split_passes. The other is gpu_fixture's poisoned_context().
 Context& split_context() {
-  static Context ctx(poisoned(true));
+  static Context ctx([] {
+    ContextOptions o;
+    o.always_split_passes = true;
+    o.poison_new_tensors = true;
+    return o;
+  }());
   return ctx;
 }
 
@@ -79,12 +78,6 @@ selftest::Case random_case(const selftest::Target& t, std::mt19937_64& rng) {
   return c;
 }
 
-// The same with the wrappers' own choice of passes.
-Context& default_context() {
-  static Context ctx(poisoned(false));
-  return ctx;
-}
-
 void run_random_cases(Context& ctx, const selftest::Target& target) {
   if (const auto missing = selftest::missing_features(ctx, target); !missing.empty())
     GTEST_SKIP() << target.kernel << " needs device feature " << missing.front() << ", which this device lacks";
@@ -118,7 +111,7 @@ TEST_P(SplitPasses, RandomGeometriesMatchTheReference) { run_random_cases(split_
 
 class DefaultPasses : public ::testing::TestWithParam<selftest::Target> {};
 
-TEST_P(DefaultPasses, RandomGeometriesMatchTheReference) { run_random_cases(default_context(), GetParam()); }
+TEST_P(DefaultPasses, RandomGeometriesMatchTheReference) { run_random_cases(poisoned_context(), GetParam()); }
 
 // The kernels with split paths: forward pads, the constant backward, the deterministic backward
 // (the atomic one always runs as one dispatch).

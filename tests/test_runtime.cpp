@@ -6,6 +6,7 @@
 
 #include "fvk/context.hpp"
 #include "fvk/error.hpp"
+#include "gpu_fixture.hpp"
 #include "ops/targets.hpp"
 #include "runtime/device.hpp"
 #include "runtime/embedded.hpp"
@@ -104,7 +105,7 @@ TEST(PipelineStatistics, NeedTheContextOption) {
 TEST(PipelineStatistics, ReportedWhereTheDriverHasThem) {
   ContextOptions options;
   options.capture_pipeline_statistics = true;
-  if (!Context(ContextOptions{}).device_info().pipeline_statistics) {
+  if (!shared_context().device_info().pipeline_statistics) {
     try {
       Context ctx(options);
       FAIL() << "a device without VK_KHR_pipeline_executable_properties accepted capture_pipeline_statistics";

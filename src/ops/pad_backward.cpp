@@ -60,13 +60,13 @@ DetPasses det_passes(const PadGeometry& g, DType dtype, bool always_split) {
                                     : (g.left[a] > 0) + (g.right[a] > 0);
     single_rows *= static_cast<double>(d - std::min(d, multi)) / static_cast<double>(d);
   }
-  const bool measured_faster = (n_in * byte_width(dtype) >= (4u << 20) && single_rows >= 0.95) || always_split;
+  const bool large = n_in * byte_width(dtype) >= (4u << 20);
+  const bool measured_faster = (large && single_rows >= 0.95) || always_split;
   p.split = measured_faster && n >= 2 * chunk &&
             n_in / n * std::max<std::uint64_t>(p.slots, 32) <= std::numeric_limits<std::uint32_t>::max();
   p.multi_row = p.split && single_rows < 1;
   p.row_chunks = n / chunk;
-  p.row_pass =
-      !p.split && n_in * byte_width(dtype) < (4u << 20) && n % chunk == 0 && p.row_chunks >= 1 && p.row_chunks <= 256;
+  p.row_pass = !p.split && !large && n % chunk == 0 && p.row_chunks <= 256;  // n >= 1, so R >= 1
   return p;
 }
 
