@@ -232,13 +232,17 @@ void write_chunk(uint chunk, uint inner, uint row_dst, uint row_src, uint c, uin
 // (each pipeline is compiled for its own path only, so the lean ones keep many warps in flight):
 //  0: one pass writes every chunk (rows under 16 bytes; rows of 512 bytes and more in destinations
 //     under 1 MiB);
-//  1: the row pass (row_pass, below), rows of 16 to 511 bytes;
+//  1, 4: the row pass (row_pass, below), rows of 16 to 511 bytes in destinations under 1 MiB, and
+//     rows of whole chunks without an innermost pad;
+//  5, 6: the tile pass (tile_pass, below), rows of 16 to 2047 bytes with an innermost pad or a part
+//     chunk, in destinations of 1 MiB and more;
 //  3: on rows of 512 bytes and more, the inner chunks only, those inside one row and clear of its
 //     pads: a copy of 16 source bytes (or the fill), four chunks per invocation (inner_four);
 //  2: the edge chunks (a pad slot or a row end inside), enumerated per row boundary: `slots`
 //     invocations for the few chunks around each boundary, writing exactly those pass 3 leaves.
-// The inner and edge passes write disjoint chunks: no barrier between them. Where rows are whole
-// chunks without pads, there are no edge chunks and the inner pass alone writes everything.
+// The inner and edge passes write disjoint chunks: no barrier between them; they take the rows of
+// 2048 bytes and more. Where rows are whole chunks without pads, there are no edge chunks and the
+// inner pass alone writes everything.
 // In the one pass, rows of LONG_ROW_BYTES and more: each invocation takes 4 chunks, 32 chunks apart
 // (every store of a warp is one contiguous run). Shorter rows: one chunk per invocation, where more
 // parallelism pays more than saved index math (measured on the H200). The wrapper sizes the passes
@@ -268,19 +272,22 @@ uint column(uint e, uint inner, uint row_dst) { return e - div_dst(e, inner) * r
 
 // An inner chunk (inside one row, clear of its pads): 16 consecutive source bytes, or the fill when
 // the whole row lies in a constant pad of an outer axis.
+// A chunk of fill elements (constant mode).
+uvec4 fill_chunk() {
+#if ELEM_BYTES == 1
+  return uvec4((pc.fill_lo & 0xFFu) * 0x01010101u);
+#elif ELEM_BYTES == 2
+  return uvec4((pc.fill_lo & 0xFFFFu) * 0x00010001u);
+#elif ELEM_BYTES == 4
+  return uvec4(pc.fill_lo);
+#else
+  return uvec4(pc.fill_lo, pc.fill_hi, pc.fill_lo, pc.fill_hi);
+#endif
+}
+
 uvec4 inner_value(uint inner, uint c, uint outer_off, bool outer_ok) {
 #if MODE == 0
-  if (!outer_ok) {
-#if ELEM_BYTES == 1
-    return uvec4((pc.fill_lo & 0xFFu) * 0x01010101u);
-#elif ELEM_BYTES == 2
-    return uvec4((pc.fill_lo & 0xFFFFu) * 0x00010001u);
-#elif ELEM_BYTES == 4
-    return uvec4(pc.fill_lo);
-#else
-    return uvec4(pc.fill_lo, pc.fill_hi, pc.fill_lo, pc.fill_hi);
-#endif
-  }
+  if (!outer_ok) return fill_chunk();
 #endif
 #if MODE == 3
   const uint i0 = c + left_pad(inner);
@@ -318,8 +325,8 @@ void inner_four(uint g, uint total, uint inner, uint row_dst, uint row_src, uint
     if (w[k]) dst[q + 32u * k] = v[k];
 }
 
-// The row pass (REGION 1 and 4), for rows of 16 to 511 bytes, where many chunks touch a row end or a
-// pad: each workgroup writes ROW_PER_INV * ROW_CHUNKS consecutive destination chunks. Its
+// The row pass (REGION 1 and 4), for rows of 16 to 511 bytes: each workgroup writes
+// ROW_PER_INV * ROW_CHUNKS consecutive destination chunks. Its
 // invocations first find the source row of every destination row those chunks touch (one walk of
 // the outer coordinates per row, not per chunk), then each writes its chunks, ROW_CHUNKS apart: one
 // or two 16-byte loads where a chunk lies inside a row's data, else word by word, and element by
@@ -327,11 +334,15 @@ void inner_four(uint g, uint total, uint inner, uint row_dst, uint row_src, uint
 // REGION 1 one (for small ones, where more invocations finish sooner).
 #define ROW_CHUNKS 256u  // the workgroup size
 #define ROW_PER_INV (REGION == 4u ? 2u : 1u)
-#define ROW_SLOTS 514u  // rows a workgroup's chunks can touch: (2 * 256 * 16 - 1) / 16 + 2 for 16-byte rows
 #define NO_ROW 0xFFFFFFFFu
 // Byte offset in the source of each touched row's first element (a crop: the first one it keeps);
 // NO_ROW where the row lies in a constant pad of an outer axis. A binding holds at most 2^32 - 1
-// bytes, so no row starts at NO_ROW.
+// bytes, so no row starts at NO_ROW. Its size: the rows a workgroup's chunks can touch, at most
+// (P * 256 * 16 - 1) / 16 + 2 for 16-byte rows and P chunks per invocation. It is sized per pass (a
+// specialization-constant expression), so that the passes without a row table declare no shared
+// memory (declared shared memory costs every pipeline of this SPIR-V: 8 KiB of it made the inner
+// pass 1.1-1.2x slower on the H200).
+const uint ROW_SLOTS = (REGION == 1u) ? 258u : (REGION == 4u || REGION == 5u) ? 514u : (REGION == 6u ? 1026u : 1u);
 shared uint row_start[ROW_SLOTS];
 
 // The source offset (in elements) of destination row r, and whether it has one (constant mode).
@@ -353,27 +364,38 @@ bool row_source(uint r, uint inner, uint row_src, out uint outer_off) {
   return ok;
 }
 
-// Writes chunk q of the row pass (its rows r0 .. r0 + rows - 1 in row_start).
-void row_chunk(uint q, uint r0, uint rows, uint inner, uint row_dst, uint row_src) {
+// Whether the chunk of destination element e (column c of a row whose source starts at byte b) is
+// plain: inside one row and either 16 consecutive source bytes (v: one or two 16-byte loads) or, in a
+// row wholly inside a constant pad of an outer axis, all fill.
+bool plain_chunk(uint e, uint c, uint b, uint inner, uint row_dst, uint row_src, out uvec4 v) {
+  const uint E = uint(CHUNK_ELEMS);
+  v = uvec4(0u);
+  if (e + E > pc.n_dst || c + E > row_dst) return false;
+#if MODE == 3
+  v = load16(b + c * uint(ELEM_BYTES));
+  return true;
+#else
+#if MODE == 0
+  if (b == NO_ROW) {
+    v = fill_chunk();
+    return true;
+  }
+#endif
+  const int i = int(c) - int(left_pad(inner));
+  if (i < 0 || uint(i) + E > row_src) return false;
+  v = load16(b + uint(i) * uint(ELEM_BYTES));
+  return true;
+#endif
+}
+
+// Writes chunk q from the row table (rows r0 .. r0 + rows - 1): word by word, one or two word loads
+// where a word lies inside a row's data, element by element at pads and row ends.
+void slow_chunk(uint q, uint r0, uint rows, uint inner, uint row_dst, uint row_src) {
   const uint E = uint(CHUNK_ELEMS);
   uint e = q * E;
   uint k = div_dst(e, inner) - r0;
   uint c = e - (r0 + k) * row_dst;
   uint b = row_start[k];
-  {  // the chunk inside one row's data
-#if MODE == 3
-    const bool inside = c + E <= row_dst;
-    const uint i0 = c;
-#else
-    const int i = int(c) - int(left_pad(inner));
-    const bool inside = i >= 0 && uint(i) + E <= row_src;
-    const uint i0 = uint(i);
-#endif
-    if (b != NO_ROW && inside && e + E <= pc.n_dst) {
-      dst[q] = load16(b + i0 * uint(ELEM_BYTES));
-      return;
-    }
-  }
   uvec4 out_chunk = uvec4(0u);
   [[unroll]] for (uint w = 0u; w < 4u; ++w) {
 #if ELEM_BYTES <= 2
@@ -433,29 +455,88 @@ void row_chunk(uint q, uint r0, uint rows, uint inner, uint row_dst, uint row_sr
   dst[q] = out_chunk;
 }
 
-void row_pass(uint g, uint total, uint inner, uint row_dst, uint row_src) {
-  const uint lid = gl_LocalInvocationID.x;
-  const uint first = (g - lid) * ROW_PER_INV;  // the workgroup's first chunk
-  if (first >= total) return;  // the whole workgroup: past the destination
+// Fills row_start for the rows that the workgroup's chunks first .. first + n_chunks - 1 touch.
+void row_table(uint first, uint n_chunks, uint inner, uint row_src, out uint r0, out uint rows) {
   const uint E = uint(CHUNK_ELEMS);
   const uint e_begin = first * E;
-  const uint e_end = e_begin + min(ROW_CHUNKS * ROW_PER_INV * E, pc.n_dst - e_begin);
-  const uint r0 = div_dst(e_begin, inner);
-  const uint rows = min(div_dst(e_end - 1u, inner) - r0 + 1u, ROW_SLOTS);
+  const uint e_end = e_begin + min(n_chunks * E, pc.n_dst - e_begin);
+  r0 = div_dst(e_begin, inner);
+  rows = min(div_dst(e_end - 1u, inner) - r0 + 1u, ROW_SLOTS);
 #if MODE == 3
   const uint s_lo = left_pad(inner);  // a crop keeps the middle of each source row
 #else
   const uint s_lo = 0u;
 #endif
-  for (uint k = lid; k < rows; k += ROW_CHUNKS) {
+  for (uint k = gl_LocalInvocationID.x; k < rows; k += ROW_CHUNKS) {
     uint off;
     row_start[k] = row_source(r0 + k, inner, row_src, off) ? (off + s_lo) * uint(ELEM_BYTES) : NO_ROW;
   }
+}
+
+// Row k of the table and column c of destination element e.
+void table_row(uint e, uint r0, uint inner, uint row_dst, out uint k, out uint c) {
+  k = div_dst(e, inner) - r0;
+  c = e - (r0 + k) * row_dst;
+}
+
+void row_pass(uint g, uint total, uint inner, uint row_dst, uint row_src) {
+  const uint lid = gl_LocalInvocationID.x;
+  const uint first = (g - lid) * ROW_PER_INV;  // the workgroup's first chunk
+  if (first >= total) return;  // the whole workgroup: past the destination
+  uint r0, rows;
+  row_table(first, ROW_CHUNKS * ROW_PER_INV, inner, row_src, r0, rows);
   barrier();
   [[unroll]] for (uint h = 0u; h < ROW_PER_INV; ++h) {
     const uint q = first + lid + h * ROW_CHUNKS;
-    if (q < total) row_chunk(q, r0, rows, inner, row_dst, row_src);
+    if (q >= total) continue;
+    uint k, c;
+    table_row(q * uint(CHUNK_ELEMS), r0, inner, row_dst, k, c);
+    uvec4 v;
+    if (plain_chunk(q * uint(CHUNK_ELEMS), c, row_start[k], inner, row_dst, row_src, v))
+      dst[q] = v;
+    else
+      slow_chunk(q, r0, rows, inner, row_dst, row_src);
   }
+}
+
+// The tile pass (REGION 5: two chunks per invocation, 6: four, each ROW_CHUNKS apart): like the row
+// pass, but the plain chunks are written first, all loads before the first store, and the others
+// are queued in shared memory and written after a barrier, one per invocation. A subgroup's plain
+// chunks then never wait for a slow path taken by one of its invocations, and the slow chunks run
+// side by side (measured on the H200: where most subgroups hold a slow chunk, rank-5 rows of 1- and
+// 2-byte elements, 0.6x the row pass's time). Each chunk is queued or written, never both; the
+// queue's order varies between runs, the bytes written do not.
+#define TILE_PER (REGION == 6u ? 4u : 2u)
+const uint SLOW_SLOTS = REGION == 5u ? 512u : (REGION == 6u ? 1024u : 1u);  // TILE_PER * ROW_CHUNKS
+shared uint slow_list[SLOW_SLOTS];
+shared uint slow_count;
+
+void tile_pass(uint g, uint total, uint inner, uint row_dst, uint row_src) {
+  const uint lid = gl_LocalInvocationID.x;
+  const uint first = (g - lid) * TILE_PER;  // the workgroup's first chunk
+  if (first >= total) return;  // the whole workgroup: past the destination
+  uint r0, rows;
+  row_table(first, ROW_CHUNKS * TILE_PER, inner, row_src, r0, rows);
+  if (lid == 0u) slow_count = 0u;
+  barrier();
+  uvec4 v[TILE_PER];
+  bool plain[TILE_PER];
+  [[unroll]] for (uint h = 0u; h < TILE_PER; ++h) {
+    const uint q = first + lid + h * ROW_CHUNKS;
+    plain[h] = false;
+    v[h] = uvec4(0u);
+    if (q < total) {
+      uint k, c;
+      table_row(q * uint(CHUNK_ELEMS), r0, inner, row_dst, k, c);
+      plain[h] = plain_chunk(q * uint(CHUNK_ELEMS), c, row_start[k], inner, row_dst, row_src, v[h]);
+      if (!plain[h]) slow_list[atomicAdd(slow_count, 1u)] = q;
+    }
+  }
+  [[unroll]] for (uint h = 0u; h < TILE_PER; ++h)
+    if (plain[h]) dst[first + lid + h * ROW_CHUNKS] = v[h];
+  barrier();
+  const uint n = slow_count;
+  for (uint i = lid; i < n; i += ROW_CHUNKS) slow_chunk(slow_list[i], r0, rows, inner, row_dst, row_src);
 }
 
 void main() {
@@ -472,6 +553,10 @@ void main() {
   bool outer_ok;
   if (REGION == 1u || REGION == 4u) {  // the row pass: no early return before its barrier
     row_pass(g, total, inner, row_dst, row_src);
+    return;
+  }
+  if (REGION == 5u || REGION == 6u) {  // the tile pass: no early return before its barriers
+    tile_pass(g, total, inner, row_dst, row_src);
     return;
   }
   if (REGION == 2u) {  // the edge pass

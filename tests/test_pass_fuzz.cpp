@@ -6,7 +6,8 @@
 // few seconds on lavapipe. Outputs start as 0xA5 bytes, so a chunk that no pass writes shows as a
 // mismatch. (A chunk two passes both write gets the same bytes twice and does not show: that the
 // passes are disjoint was checked by simulating their enumeration.) pad.comp's row pass (rows of
-// 16 to 511 bytes) takes two chunks per invocation here, as on large tensors. A second suite sends
+// 16 to 511 bytes) takes two chunks per invocation here, as on large tensors, and its tile pass
+// (rows of 16 to 2047 bytes with edges) two or four. A second suite sends
 // the same kind of geometries through the passes the wrappers choose by default on small tensors:
 // pad.comp's row pass with one chunk per invocation and its one pass, the deterministic backward's
 // row pass and its one pass.
@@ -126,6 +127,50 @@ std::vector<selftest::Target> split_targets() {
 
 std::string target_name(const ::testing::TestParamInfo<selftest::Target>& info) {
   return fmt::format("{}_{}", info.param.kernel, name(info.param.dtype));
+}
+
+// pad.comp's tile pass (rows of 16 to 2047 bytes with an innermost pad or a part chunk): plain chunks
+// first, the others queued in shared memory and written after a barrier. Its corners, per mode and
+// width: rows of exactly one chunk with pads (every chunk queued, the queue full), rows just under
+// 512 and 2048 bytes (two and four chunks per invocation), rows wholly in a constant pad of an
+// outer axis (the fill chunks), a part chunk at the destination's end, a single row.
+TEST(PadTilePass, CornerGeometries) {
+  Context& ctx = split_context();
+  const std::size_t seen = ctx.validation_messages().size();
+  for (const auto& target : split_targets()) {
+    if (target.op != selftest::Op::Pad) continue;
+    const std::int64_t width = static_cast<std::int64_t>(byte_width(target.dtype));
+    if (target.dtype != (width == 1 ? DType::U8 : width == 2 ? DType::F16 : width == 4 ? DType::F32 : DType::I64))
+      continue;
+    const std::int64_t chunk = 16 / width;
+    struct Geometry {
+      Shape in;
+      std::vector<std::int64_t> left, right;
+    };
+    const std::vector<Geometry> geometries{
+        {{300, std::max<std::int64_t>(2, chunk - 2)}, {0, 1}, {0, 1}},
+        {{7, 9, 511 / width - 3}, {2, 2, 1}, {1, 3, 2}},
+        {{3, 11, 2047 / width - 6}, {1, 0, 3}, {2, 1, 3}},
+        {{3, 33}, {0, 1}, {0, 1}},
+        {{1999 / width - 12}, {5}, {7}},
+    };
+    for (const auto& g : geometries) {
+      selftest::Case c;
+      c.shape = g.in;
+      c.left = g.left;
+      c.right = g.right;
+      for (std::size_t a = 0; a < g.in.size() && target.mode == PadMode::Reflect; ++a) {
+        c.left[a] = std::min(c.left[a], g.in[a] - 1);
+        c.right[a] = std::min(c.right[a], g.in[a] - 1);
+      }
+      c.fill = Scalar::from_int(9);
+      c.seed = 17;
+      const auto o = selftest::run_case(ctx, target, c);
+      EXPECT_TRUE(o.pass) << target.kernel << " shape " << to_string(c.shape) << ": " << o.detail;
+    }
+  }
+  const auto messages = ctx.validation_messages();
+  for (std::size_t i = seen; i < messages.size(); ++i) ADD_FAILURE() << "validation layer: " << messages[i];
 }
 
 INSTANTIATE_TEST_SUITE_P(PadFamily, SplitPasses, ::testing::ValuesIn(split_targets()), target_name);
