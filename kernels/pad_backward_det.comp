@@ -449,8 +449,11 @@ uint row_terms(uint r) {
 // into others: where G is a multiple of the subgroup size, a subgroup runs one of the two paths,
 // not both.
 #define ROW_LANES 256u  // the workgroup size
-shared uint row_first[ROW_LANES];  // outer_axes' first_off
-shared uint row_count[ROW_LANES];  // outer_axes' terms
+// Sized per pass (specialization-constant expressions): declared shared memory costs every pipeline
+// of this SPIR-V, so the passes that do not use these arrays declare one word.
+const uint ROW_TABLE = REGION == 4u ? ROW_LANES : 1u;
+shared uint row_first[ROW_TABLE];  // outer_axes' first_off
+shared uint row_count[ROW_TABLE];  // outer_axes' terms
 
 void row_pass(uint g) {
   const uint lid = gl_LocalInvocationID.x;
@@ -489,10 +492,85 @@ void row_pass(uint g) {
   multi_row_chunk(q, ci0, oax, ostride, outer_terms);
 }
 
+// The tile pass (REGION 5), for rows of CHUNK elements and more: each workgroup writes TILE_PER * 256
+// consecutive chunks (TILE_PER per invocation, 256 apart). It first looks up the outer axes of every
+// row those chunks touch (once per row, into shared memory); then each invocation loads and stores
+// its copy chunks and queues the others: chunks whose sums stay in one row with a single outer
+// combination at the queue's front, the rest (several outer combinations, or across a row end) at
+// its back. After a barrier the queued chunks are written one per invocation, front first, so a
+// subgroup runs one kind of path, and the copy chunks never wait for a sum.
+#define TILE_PER 2u
+const uint TILE_ROWS = REGION == 5u ? TILE_PER * ROW_LANES + 2u : 1u;  // rows of CHUNK elements or more
+const uint TILE_QUEUE = REGION == 5u ? TILE_PER * ROW_LANES : 1u;
+shared uint tile_first[TILE_ROWS];  // outer_axes' first_off
+shared uint tile_terms[TILE_ROWS];  // outer_axes' terms
+shared uint tile_queue[TILE_QUEUE];
+shared uint tile_count[2];  // queued at the front, at the back
+
+void tile_pass(uint g) {
+  const uint lid = gl_LocalInvocationID.x;
+  const uint inner = pc.rank - 1u;
+  const uint n = in_dim(inner);
+  const uint total = (pc.n_in + CHUNK - 1u) / CHUNK;
+  const uint first = (g - lid) * TILE_PER;  // the workgroup's first chunk
+  if (first >= total) return;              // the whole workgroup: past grad_in
+  const uint e_begin = first * CHUNK;
+  const uint e_end = min(e_begin + TILE_PER * ROW_LANES * CHUNK, pc.n_in);
+  const uint r0 = div_in(e_begin, inner);
+  const uint rows = min(div_in(e_end - 1u, inner) - r0 + 1u, TILE_ROWS);
+  for (uint k = lid; k < rows; k += ROW_LANES) {
+    uint off;
+    tile_terms[k] = row_outer(r0 + k, off);
+    tile_first[k] = off;
+  }
+  if (lid < 2u) tile_count[lid] = 0u;
+  barrier();
+  uvec4 v[TILE_PER];
+  bool plain[TILE_PER];
+  [[unroll]] for (uint h = 0u; h < TILE_PER; ++h) {
+    const uint q = first + lid + h * ROW_LANES;
+    plain[h] = false;
+    v[h] = uvec4(0u);
+    if (q < total) {
+      const uint e0 = q * CHUNK;
+      const uint row = div_in(e0, inner);
+      const uint ci0 = e0 - row * n;
+      const bool one_row = ci0 + CHUNK <= n && e0 + CHUNK <= pc.n_in && tile_terms[row - r0] == 1u;
+      if (one_row && inner_single(ci0)) {
+        v[h] = load16((tile_first[row - r0] + ci0 + left_pad(inner)) * BYTES);
+        plain[h] = true;
+      } else if (one_row) {
+        tile_queue[atomicAdd(tile_count[0], 1u)] = q;
+      } else {
+        tile_queue[TILE_QUEUE - 1u - atomicAdd(tile_count[1], 1u)] = q;
+      }
+    }
+  }
+  [[unroll]] for (uint h = 0u; h < TILE_PER; ++h)
+    if (plain[h]) grad_in4[first + lid + h * ROW_LANES] = v[h];
+  barrier();
+  const uint front = tile_count[0];
+  const uint queued = front + tile_count[1];
+  for (uint i = lid; i < queued; i += ROW_LANES) {
+    if (i < front) {
+      const uint q = tile_queue[i];
+      const uint e0 = q * CHUNK;
+      const uint row = div_in(e0, inner);
+      single_row_chunk(q, tile_first[row - r0], e0 - row * n);
+    } else {
+      write_chunk(tile_queue[TILE_QUEUE - 1u - (i - front)], 0u);
+    }
+  }
+}
+
 void main() {
   const uint g = gl_GlobalInvocationID.x + gl_GlobalInvocationID.y * gl_NumWorkGroups.x * gl_WorkGroupSize.x;
   if (REGION == 4u) {  // the row pass: no early return before its barrier
     row_pass(g);
+    return;
+  }
+  if (REGION == 5u) {  // the tile pass: no early return before its barriers
+    tile_pass(g);
     return;
   }
   if (g >= pc.n_invocations) return;

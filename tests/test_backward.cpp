@@ -196,6 +196,38 @@ TEST_P(Backward, DeterministicRowPassGeometries) {
   for (const auto& m : poisoned.validation_messages()) ADD_FAILURE() << "validation layer: " << m;
 }
 
+TEST_P(Backward, DeterministicTilePassGeometries) {
+  // grad_in of 4 MiB and more where over 5% of the rows have several outer contributors and rows hold
+  // a chunk or more takes the tile pass (reflect; replicate on 4- and 8-byte elements): copy chunks
+  // at once, the others queued in shared memory. Rows of 61 elements (chunks across row ends, at
+  // the queue's back) and of 64 (whole chunks), outer pads on two axes (rows with up to 9 outer
+  // combinations), workgroups of 512 chunks crossing rows. New tensors start as 0xA5 bytes, so a
+  // chunk neither stored nor queued shows.
+  Context& poisoned = poisoned_context();
+  const DType dtype = GetParam();
+  const std::int64_t elements = (std::int64_t{4} << 20) / static_cast<std::int64_t>(byte_width(dtype));
+  struct Geometry {
+    std::int64_t n;
+    std::vector<std::int64_t> left, right;
+  };
+  const std::vector<Geometry> geometries{{61, {0, 2, 1, 3}, {0, 1, 2, 2}}, {64, {0, 0, 3, 1}, {0, 2, 2, 1}}};
+  std::mt19937_64 rng(43);
+  for (auto mode : {PadMode::Reflect, PadMode::Replicate}) {
+    for (const auto& g : geometries) {
+      const Shape in{elements / (16 * 16 * g.n) + 1, 16, 16, g.n};
+      const PadSpec spec{mode, g.left, g.right};
+      Shape out = in;
+      for (std::size_t a = 0; a < out.size(); ++a) out[a] += g.left[a] + g.right[a];
+      const HostTensor grad_out = ref::random_values(dtype, out, rng);
+      const HostTensor got = poisoned.download(pad_backward(poisoned, poisoned.upload(grad_out), spec));
+      ASSERT_EQ(got.shape, in);
+      EXPECT_EQ(got.data, ref::pad_backward_sum(grad_out, infer_pad_backward(grad_out.shape, spec)).data)
+          << name(mode) << " grad_in " << to_string(in);
+    }
+  }
+  for (const auto& m : poisoned.validation_messages()) ADD_FAILURE() << "validation layer: " << m;
+}
+
 TEST_P(Backward, NarrowInputGetsBothReflections) {
   // n = 2 with reflect pads (1, 1): input element 0 also receives the right reflection and element 1
   // the left one; nothing may be lost.
