@@ -32,6 +32,7 @@ layout(set = 0, binding = 0, std430) readonly buffer GradOut { uint grad_out[]; 
 #endif
 #endif
 #define CHUNK (16u / BYTES)  // elements per 16-byte chunk of grad_in
+#define LONG_RUN (BYTES == 8u ? 64u : 128u)  // edge pass 6: loads in flight per round trip
 // The same grad_out seen as 16-byte chunks, for the copy path.
 layout(set = 0, binding = 0, std430) readonly buffer GradOut4 { uvec4 src4[]; };
 #include "window.glsl"
@@ -58,8 +59,10 @@ layout(push_constant) uniform Params {
 //     row, in rows whose outer axes have one contributor each;
 //  3: every chunk of the rows whose outer axes have several contributors: 32 invocations per
 //     grad_in row, each taking every 32nd chunk of its row (in other rows they return at once);
-//  4: the row pass (see row_pass), every chunk, for rows of whole chunks.
-// Passes 1, 2 and 3 write disjoint chunks (a chunk belongs to the row of its first element): no
+//  4: the row pass (see row_pass), every chunk, for rows of whole chunks;
+//  5: the tile pass (see tile_pass), every chunk;
+//  6: pass 2 for replicate pads of 128 and more: the same chunks, summing LONG_RUN loads at a time.
+// Passes 1, 2 (or 6) and 3 write disjoint chunks (a chunk belongs to the row of its first element): no
 // barrier between them.
 
 uint in_dim(uint a) { return shape_buf[a]; }
@@ -175,7 +178,14 @@ void add_run(inout precise ACC acc, uint off, Contributors c) {
 #else
   const uint p = off + c.p0;
   uint k = 0u;
-  if (REGION == 2u) {  // the edge pass: few invocations, each a long chain; more loads in flight
+  if (REGION == 6u) {  // the edge pass's build for long runs (replicate pads of 128 and more)
+    for (; k + LONG_RUN <= c.count; k += LONG_RUN) {
+      ACC x[LONG_RUN];
+      [[unroll]] for (uint j = 0u; j < LONG_RUN; ++j) x[j] = load(p + k + j);
+      [[unroll]] for (uint j = 0u; j < LONG_RUN; ++j) acc += x[j];
+    }
+  }
+  if (REGION == 2u || REGION == 6u) {  // the edge pass: few invocations, each a long chain; more loads in flight
     for (; k + 32u <= c.count; k += 32u) {
       ACC x[32];
       [[unroll]] for (uint j = 0u; j < 32u; ++j) x[j] = load(p + k + j);
@@ -582,7 +592,7 @@ void main() {
     for (uint k = (r * n + CHUNK - 1u) / CHUNK + (g % 32u); k < k_end; k += 32u) write_chunk(k, 2u);
     return;
   }
-  if (REGION != 2u) {
+  if (REGION != 2u && REGION != 6u) {
     write_chunk(g, REGION == 1u ? 1u : 0u);
     return;
   }

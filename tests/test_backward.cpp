@@ -228,6 +228,27 @@ TEST_P(Backward, DeterministicTilePassGeometries) {
   for (const auto& m : poisoned.validation_messages()) ADD_FAILURE() << "validation layer: " << m;
 }
 
+TEST_P(Backward, DeterministicLongReplicateRuns) {
+  // grad_in of 4 MiB and more with few rows of several outer contributors is split; replicate pads
+  // of 128 and more on the innermost axis take the edge pass's build that sums 128 loads (64 for
+  // f64) at a time, then 32, 8 and 1: runs of 129 (one batch and one), 331 (all four loop kinds)
+  // and 200 contributors, each edge element summed in order.
+  Context& poisoned = poisoned_context();
+  const DType dtype = GetParam();
+  const std::int64_t n = 8192;
+  const Shape in{(std::int64_t{4} << 20) / static_cast<std::int64_t>(byte_width(dtype)) / n, n};
+  std::mt19937_64 rng(47);
+  for (const auto& [left, right] : std::vector<std::pair<std::int64_t, std::int64_t>>{{128, 330}, {199, 0}}) {
+    const PadSpec spec{PadMode::Replicate, {0, left}, {0, right}};
+    const HostTensor grad_out = ref::random_values(dtype, {in[0], n + left + right}, rng);
+    const HostTensor got = poisoned.download(pad_backward(poisoned, poisoned.upload(grad_out), spec));
+    ASSERT_EQ(got.shape, in);
+    EXPECT_EQ(got.data, ref::pad_backward_sum(grad_out, infer_pad_backward(grad_out.shape, spec)).data)
+        << "pads " << left << ", " << right;
+  }
+  for (const auto& m : poisoned.validation_messages()) ADD_FAILURE() << "validation layer: " << m;
+}
+
 TEST_P(Backward, NarrowInputGetsBothReflections) {
   // n = 2 with reflect pads (1, 1): input element 0 also receives the right reflection and element 1
   // the left one; nothing may be lost.
