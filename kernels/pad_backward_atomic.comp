@@ -1,9 +1,16 @@
 #version 450
-// Reflect / replicate pad backward by atomic scatter: one invocation per grad_out element adds it into
-// the grad_in slot the forward read it from. grad_in is zero-filled by the wrapper first. The add is a
-// compare-and-swap retry loop that never gives up (lock-free: some invocation always succeeds), so no
-// contribution is ever dropped; the order of adds depends on the scheduler (nondeterministic).
+// Reflect / replicate pad backward by atomic scatter: an invocation adds a grad_out element into the
+// grad_in slot the forward read it from. The add is a compare-and-swap retry loop that never gives up
+// (lock-free: some invocation always succeeds), so no contribution is ever dropped; the order of adds
+// depends on the scheduler (nondeterministic).
 //   MODE 1 reflect, 2 replicate.  DTYPE 0 f32, 1 f64, 2 f16, 3 bf16.
+// Passes, by specialization constant REGION (see main):
+//   0: every grad_out element, onto a zero-filled grad_in;
+//   1, 2: only the grad_out elements in a pad, after the wrapper has written every grad_in element's
+//     direct contributor (grad_out[c + left], a crop through pad_backward_const_bN): 1 the innermost
+//     pads of rows whose outer coordinates are all inside the input, `slots` = left + right
+//     invocations per grad_out row; 2 the whole rows with an outer coordinate in a pad, 32
+//     invocations per grad_out row.
 #extension GL_EXT_control_flow_attributes : require
 #if DTYPE == 1
 #extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
@@ -23,12 +30,28 @@ layout(set = 0, binding = 1, std430) buffer GradIn { uint grad_in[]; };
 layout(set = 0, binding = 2, std430) readonly buffer ShapeBuf { uint shape_buf[]; };
 
 layout(push_constant) uniform Params {
-  uint n_out;  // grad_out elements: the dispatch bound
+  uint n_invocations;  // the dispatch bound: grad_out elements (pass 0), rows * slots (1), rows * 32 (2)
   uint n_in;
   uint rank;
-  uint unused0;
+  uint slots;  // pass 1: invocations per grad_out row (the innermost pads, left + right)
   uint unused1;
 } pc;
+
+layout(constant_id = 0) const uint REGION = 0u;
+
+uint in_dim(uint a) { return shape_buf[a]; }
+uint out_dim(uint a) { return shape_buf[pc.rank + a]; }
+uint left_pad(uint a) { return shape_buf[2u * pc.rank + a]; }
+
+// n / out_dim(a) by multiply-high and shifts (exact for every 32-bit n); the wrapper stores each
+// grad_out dim's multiplier and two shifts after left_pad.
+uint div_out(uint n, uint a) {
+  const uint m = shape_buf[3u * pc.rank + a];
+  const uint sh = shape_buf[4u * pc.rank + a];
+  uint hi, lo;
+  umulExtended(n, m, hi, lo);
+  return (hi + ((n - hi) >> (sh & 0xFFu))) >> (sh >> 8);
+}
 
 uint map_coord(uint a, uint c) {
   const int n = int(shape_buf[a]);
@@ -42,20 +65,8 @@ uint map_coord(uint a, uint c) {
 #endif
 }
 
-void main() {
-  const uint e = gl_GlobalInvocationID.x + gl_GlobalInvocationID.y * gl_NumWorkGroups.x * gl_WorkGroupSize.x;
-  if (e >= pc.n_out) return;
-  uint rem = e;
-  uint idx = 0u;
-  uint stride = 1u;
-  [[unroll]] for (int a = 7; a >= 0; --a) {
-    if (uint(a) < pc.rank) {
-      const uint d = shape_buf[pc.rank + uint(a)];
-      idx += map_coord(uint(a), rem % d) * stride;
-      rem /= d;
-      stride *= shape_buf[uint(a)];
-    }
-  }
+// Adds grad_out element e into grad_in element idx.
+void add_to(uint idx, uint e) {
 #if DTYPE == 0
   const float g = uintBitsToFloat(grad_out[e]);
   uint expected = grad_in[idx];
@@ -94,4 +105,63 @@ void main() {
     expected = atomicCompSwap(grad_in[w], seen, updated);
   } while (expected != seen);
 #endif
+}
+
+// grad_out row r's outer coordinates (every axis but the innermost): the grad_in offset of the row
+// they read (in elements), and whether every one of them lies inside the input (no pad).
+bool outer_row(uint r, out uint off) {
+  const uint inner = pc.rank - 1u;
+  off = 0u;
+  bool inside = true;
+  uint stride = in_dim(inner);
+  uint rem = r;
+  [[unroll]] for (int a = 6; a >= 0; --a) {
+    if (uint(a) < inner) {
+      const uint q = div_out(rem, uint(a));
+      const uint c = rem - q * out_dim(uint(a));
+      const int i = int(c) - int(left_pad(uint(a)));
+      inside = inside && i >= 0 && i < int(in_dim(uint(a)));
+      off += map_coord(uint(a), c) * stride;
+      stride *= in_dim(uint(a));
+      rem = q;
+    }
+  }
+  return inside;
+}
+
+void main() {
+  const uint g = gl_GlobalInvocationID.x + gl_GlobalInvocationID.y * gl_NumWorkGroups.x * gl_WorkGroupSize.x;
+  if (g >= pc.n_invocations) return;
+  const uint inner = pc.rank - 1u;
+  const uint row = out_dim(inner);
+  if (REGION == 1u) {  // slot s of row r: innermost pad element s (left ones first)
+    const uint r = g / pc.slots;
+    const uint s = g - r * pc.slots;
+    uint off;
+    if (!outer_row(r, off)) return;  // pass 2's
+    const uint left = left_pad(inner);
+    const uint c = s < left ? s : row - pc.slots + s;
+    add_to(off + map_coord(inner, c), r * row + c);
+    return;
+  }
+  if (REGION == 2u) {  // row g / 32, every 32nd element from g % 32
+    const uint r = g / 32u;
+    uint off;
+    if (outer_row(r, off)) return;  // inside on the outer axes: its direct row was copied
+    for (uint c = g % 32u; c < row; c += 32u) add_to(off + map_coord(inner, c), r * row + c);
+    return;
+  }
+  const uint e = g;
+  uint rem = e;
+  uint idx = 0u;
+  uint stride = 1u;
+  [[unroll]] for (int a = 7; a >= 0; --a) {
+    if (uint(a) < pc.rank) {
+      const uint d = shape_buf[pc.rank + uint(a)];
+      idx += map_coord(uint(a), rem % d) * stride;
+      rem /= d;
+      stride *= shape_buf[uint(a)];
+    }
+  }
+  add_to(idx, e);
 }

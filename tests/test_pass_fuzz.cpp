@@ -114,14 +114,12 @@ class DefaultPasses : public ::testing::TestWithParam<selftest::Target> {};
 
 TEST_P(DefaultPasses, RandomGeometriesMatchTheReference) { run_random_cases(poisoned_context(), GetParam()); }
 
-// The kernels with split paths: forward pads, the constant backward, the deterministic backward
-// (the atomic one always runs as one dispatch).
+// The kernels with split paths: forward pads and every backward (the atomic one adds the pad
+// elements onto a crop).
 std::vector<selftest::Target> split_targets() {
   std::vector<selftest::Target> out;
   for (const auto& t : selftest::all_targets())
-    if ((t.op == selftest::Op::Pad || t.op == selftest::Op::PadBackward) &&
-        !(t.op == selftest::Op::PadBackward && t.algorithm == BackwardAlgorithm::Atomic && t.mode != PadMode::Constant))
-      out.push_back(t);
+    if (t.op == selftest::Op::Pad || t.op == selftest::Op::PadBackward) out.push_back(t);
   return out;
 }
 

@@ -32,7 +32,8 @@ void record_pad(rt::Stream& stream, const PadGeometry& g, DType dtype, const rt:
 // The constant-mode backward (a crop through pad.comp), pad.cpp.
 void record_backward_const(rt::Stream& stream, const PadGeometry& g, DType dtype, const rt::Buffer& grad_out,
                            const rt::Buffer& grad_in);
-// Zero-fills grad_in first where the kernel accumulates.
+// The atomic kernels add the grad_out elements in a pad onto a crop (or, past 32-bit invocation
+// counts, everything onto a zero-filled grad_in).
 void record_pad_backward(rt::Stream& stream, const PadGeometry& g, DType dtype, const rt::Buffer& grad_out,
                          const rt::Buffer& grad_in, BackwardAlgorithm algorithm);
 // The roofline copy (copy_b4): `bytes` (rounded up to 16: allocations are) from the start of src to dst.
