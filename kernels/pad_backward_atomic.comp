@@ -9,8 +9,9 @@
 //   1, 2: only the grad_out elements in a pad, after the wrapper has written every grad_in element's
 //     direct contributor (grad_out[c + left], a crop through pad_backward_const_bN): 1 the innermost
 //     pads of rows whose outer coordinates are all inside the input, `slots` = left + right
-//     invocations per grad_out row; 2 the whole rows with an outer coordinate in a pad, 32
-//     invocations per grad_out row.
+//     invocations per grad_out row; 2 the whole rows with an outer coordinate in a pad, `slots`
+//     invocations per grad_out row (a multiple of 32 chosen so that none adds more than 256
+//     elements: devices that end long loops, such as lavapipe, count every retry loop's turns).
 #extension GL_EXT_control_flow_attributes : require
 #if DTYPE == 1
 #extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
@@ -33,7 +34,7 @@ layout(push_constant) uniform Params {
   uint n_invocations;  // the dispatch bound: grad_out elements (pass 0), rows * slots (1), rows * 32 (2)
   uint n_in;
   uint rank;
-  uint slots;  // pass 1: invocations per grad_out row (the innermost pads, left + right)
+  uint slots;  // invocations per grad_out row: pass 1 the innermost pads (left + right), pass 2 see above
   uint unused1;
 } pc;
 
@@ -144,11 +145,11 @@ void main() {
     add_to(off + map_coord(inner, c), r * row + c);
     return;
   }
-  if (REGION == 2u) {  // row g / 32, every 32nd element from g % 32
-    const uint r = g / 32u;
+  if (REGION == 2u) {  // row g / slots, every slots-th element from g % slots
+    const uint r = g / pc.slots;
     uint off;
     if (outer_row(r, off)) return;  // inside on the outer axes: its direct row was copied
-    for (uint c = g % 32u; c < row; c += 32u) add_to(off + map_coord(inner, c), r * row + c);
+    for (uint c = g - r * pc.slots; c < row; c += pc.slots) add_to(off + map_coord(inner, c), r * row + c);
     return;
   }
   const uint e = g;

@@ -249,6 +249,28 @@ TEST_P(Backward, DeterministicLongReplicateRuns) {
   for (const auto& m : poisoned.validation_messages()) ADD_FAILURE() << "validation layer: " << m;
 }
 
+TEST(AtomicBackward, LongRowsWithAnOuterPadAddEveryElement) {
+  // On grad_out of 1 MiB and more the atomic backward adds the rows with an outer pad in a pass of
+  // several invocations per row. With rows of 2.2 million elements, 32 invocations per row each ran
+  // ~140k loop turns (one per compare-and-swap at least) and lavapipe, which ends every invocation
+  // after 65535, silently dropped the rest of the row; each invocation now adds at most 256. Integer
+  // gradients: every order of the adds gives the exact sum.
+  std::mt19937_64 rng(53);
+  for (auto mode : {PadMode::Reflect, PadMode::Replicate}) {
+    const PadSpec spec{mode, {1, 0}, {0, 0}};
+    const HostTensor grad_out = integer_grad(DType::F32, {3, 2200000}, rng);
+    const PadGeometry g = infer_pad_backward(grad_out.shape, spec);
+    const HostTensor got = shared_context().download(
+        pad_backward(shared_context(), shared_context().upload(grad_out), spec, BackwardAlgorithm::Atomic));
+    const HostTensor exact = ref::pad_backward_exact(grad_out, g);
+    std::size_t wrong = 0, first = 0;
+    for (std::size_t i = 0; i < exact.numel(); ++i)
+      if (static_cast<double>(got.get<float>(i)) != exact.get<double>(i) && wrong++ == 0) first = i;
+    EXPECT_EQ(wrong, 0u) << name(mode) << ": first wrong element " << first;
+  }
+  for (const auto& m : shared_context().validation_messages()) ADD_FAILURE() << "validation layer: " << m;
+}
+
 TEST_P(Backward, NarrowInputGetsBothReflections) {
   // n = 2 with reflect pads (1, 1): input element 0 also receives the right reflection and element 1
   // the left one; nothing may be lost.

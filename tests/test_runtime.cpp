@@ -9,6 +9,7 @@
 #include "gpu_fixture.hpp"
 #include "ops/targets.hpp"
 #include "runtime/device.hpp"
+#include "runtime/dispatch_grid.hpp"
 #include "runtime/embedded.hpp"
 #include "runtime/spirv_reflect.hpp"
 #include "selftest/harness.hpp"
@@ -125,6 +126,41 @@ TEST(PipelineStatistics, ReportedWhereTheDriverHasThem) {
     }
   }
   EXPECT_TRUE(ctx.validation_messages().empty());
+}
+
+}  // namespace
+}  // namespace fvk::testing
+
+namespace fvk::testing {
+namespace {
+
+// The dispatch grid: x alone where it fits, else balanced rows of y that cover the invocations
+// with less than a workgroup per row to spare; refused past the y limit and past 2^32 invocations
+// (the kernels' 32-bit index would wrap and run low invocations twice: wrong for the atomic adds).
+TEST(DispatchGrid, CoversTheInvocationsWithin32Bits) {
+  const auto g1 = rt::dispatch_grid(1000, 256, 65535, 65535);
+  EXPECT_EQ(g1.x, 4u);
+  EXPECT_EQ(g1.y, 1u);
+  for (std::uint64_t n : {std::uint64_t{65535} * 256 + 1, std::uint64_t{1} << 31, (std::uint64_t{1} << 32) - 65792}) {
+    const auto g = rt::dispatch_grid(n, 256, 65535, 65535);
+    const std::uint64_t groups = (n + 255) / 256;
+    EXPECT_GE(std::uint64_t{g.x} * g.y, groups) << n;
+    EXPECT_LT(std::uint64_t{g.x} * g.y - groups, g.y) << n;
+    EXPECT_LE(std::uint64_t{g.x} * g.y * 256, std::uint64_t{1} << 32) << n;
+    EXPECT_LE(g.x, 65535u);
+  }
+  auto refused = [](std::uint64_t n, std::uint64_t max_x, std::uint64_t max_y, const char* words) {
+    try {
+      (void)rt::dispatch_grid(n, 256, max_x, max_y);
+      ADD_FAILURE() << n << " invocations were laid out";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.code(), ErrorCode::DeviceLimit);
+      EXPECT_NE(std::string(e.what()).find(words), std::string::npos) << e.what();
+    }
+  };
+  // 2^32 - 1 invocations: 2^24 workgroups, 257 rows of 65281, 16,777,217 workgroups: one too many.
+  refused((std::uint64_t{1} << 32) - 1, 65535, 65535, "2^32");
+  refused(std::uint64_t{1} << 20, 1, 1000, "workgroup-count limits");
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "fvk/error.hpp"
+#include "runtime/dispatch_grid.hpp"
 
 namespace fvk::rt {
 namespace {
@@ -53,6 +54,9 @@ void Stream::dispatch(const Kernel& kernel, std::span<const BufferRange> binding
     fail(ErrorCode::Internal, fmt::format("kernel {} takes {} push-constant bytes, {} given", kernel.name,
                                           kernel.interface.push_constant_bytes, push.size()));
   if (invocations == 0) return;
+  // Checked before anything is recorded.
+  const DispatchGrid grid = dispatch_grid(invocations, kernel.interface.local_size_x,
+                                          device_.info().max_workgroup_count_x, device_.info().max_workgroup_count_y);
   std::vector<vk::DescriptorBufferInfo> infos;
   for (const auto& b : bindings) infos.push_back({.buffer = b.buffer, .offset = b.offset, .range = b.size});
   std::vector<vk::WriteDescriptorSet> writes;
@@ -64,13 +68,7 @@ void Stream::dispatch(const Kernel& kernel, std::span<const BufferRange> binding
   cmd().bindPipeline(vk::PipelineBindPoint::eCompute, *kernel.pipeline);
   cmd().pushDescriptorSetKHR(vk::PipelineBindPoint::eCompute, *kernel.layout, 0, writes);
   if (!push.empty()) cmd().pushConstants<std::byte>(*kernel.layout, vk::ShaderStageFlagBits::eCompute, 0, push);
-  const std::uint64_t local = kernel.interface.local_size_x;
-  const std::uint64_t groups = (invocations + local - 1) / local;
-  const std::uint64_t x = std::min<std::uint64_t>(groups, device_.info().max_workgroup_count_x);
-  const std::uint64_t y = (groups + x - 1) / x;
-  if (y > device_.info().max_workgroup_count_y)
-    fail(ErrorCode::DeviceLimit, fmt::format("{} invocations exceed the device's workgroup-count limits", invocations));
-  cmd().dispatch(static_cast<std::uint32_t>(x), static_cast<std::uint32_t>(y), 1);
+  cmd().dispatch(grid.x, grid.y, 1);
   ++dispatches_;
   device_.note_dispatch();
 }
