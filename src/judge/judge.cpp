@@ -4,6 +4,7 @@
 #include <set>
 
 #include "fkc/catalog.hpp"
+#include "judge/bench.hpp"
 #include "judge/timing.hpp"
 #include "judge/workload.hpp"
 
@@ -56,9 +57,7 @@ void run_judge(rt::Device& device, const JudgeOptions& options, CostTable& table
   std::vector<ops::Target> targets;
   std::set<std::string> seen;
   for (const auto& t : ops::all_targets())
-    if ((options.kernel_filter.empty() || t.kernel.find(options.kernel_filter) != std::string::npos) &&
-        seen.insert(t.kernel).second)
-      targets.push_back(t);
+    if (matches_filter(t.kernel, options.kernel_filter) && seen.insert(t.kernel).second) targets.push_back(t);
   BufferPool pool(device);
   {
     const std::uint64_t bytes = std::min<std::uint64_t>(256ull << 20, max_bytes);

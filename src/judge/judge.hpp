@@ -16,7 +16,7 @@ struct JudgeOptions {
   std::uint64_t min_bytes = 4 << 10;  // smallest rung: a few KiB
   std::uint64_t max_bytes = 0;        // largest rung; 0: min(1 GiB, maxStorageBufferRange / 4, heap / 16)
   int reps = 9;
-  std::string kernel_filter;     // only kernels whose name contains this
+  std::string kernel_filter;     // only kernels whose name contains one of its comma-separated words
   double warm_up_seconds = 2.0;  // large copies first, so clocks have ramped up
 };
 

@@ -27,7 +27,8 @@ Registrar reg_judge([](CLI::App& app, GlobalOptions& global) {
   sub->add_option("--max-bytes", opts->max_bytes, "largest rung of the size ladder, in bytes moved");
   sub->add_option("--reps", opts->reps, "timed repetitions per rung (median)");
   sub->add_option("--warm-up", opts->warm_up_seconds, "seconds of large copies before timing (clocks ramp up)");
-  sub->add_option("--kernel", opts->kernel_filter, "only kernels whose name contains this");
+  sub->add_option("--kernel", opts->kernel_filter,
+                  "only kernels whose name contains one of these comma-separated words");
   set_action(sub, [&global, opts, out]() {
     Context ctx = make_context(global);
     const std::string path = out->empty() ? judge::CostTable::default_path() : *out;

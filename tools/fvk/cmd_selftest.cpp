@@ -6,6 +6,7 @@
 
 #include "cli_util.hpp"
 #include "commands.hpp"
+#include "judge/bench.hpp"
 #include "selftest/harness.hpp"
 
 namespace fvk::cli {
@@ -14,7 +15,7 @@ namespace {
 Registrar reg([](CLI::App& app, GlobalOptions& global) {
   auto* sub = app.add_subcommand("selftest", "Run every kernel x dtype against the CPU reference");
   auto filter = std::make_shared<std::string>();
-  sub->add_option("--kernel", *filter, "only kernels whose name contains this");
+  sub->add_option("--kernel", *filter, "only kernels whose name contains one of these comma-separated words");
   set_action(sub, [&global, filter]() {
     Context ctx = make_context(global);
     fmt::print("device: {} ({}, {})\n\n", ctx.device_info().name, ctx.device_info().type, ctx.device_info().driver);
@@ -23,7 +24,7 @@ Registrar reg([](CLI::App& app, GlobalOptions& global) {
     std::size_t kernels = 0;
     std::map<std::string, bool> kernel_ok;
     for (const auto& target : selftest::all_targets()) {
-      if (!filter->empty() && target.kernel.find(*filter) == std::string::npos) continue;
+      if (!judge::matches_filter(target.kernel, *filter)) continue;
       if (const auto missing = selftest::missing_features(ctx, target); !missing.empty()) {
         fmt::print("{:<30} {:<5} {:>5}  skipped: the device lacks {}\n", target.kernel, name(target.dtype), 0,
                    missing.front());
