@@ -52,6 +52,13 @@ std::vector<std::uint32_t> shape_buf(const PadGeometry& g);
 // first, then all shift pairs.
 std::vector<std::uint32_t> with_divisors(std::vector<std::uint32_t> buf, const Shape& dims);
 
+// Whether a destination of `bytes` takes the pad family's multi-pass paths (pad.comp's tile, inner
+// and edge passes; the atomic backward's crop and pad passes): from 1 MiB, where they measured
+// faster on the H200, or always on a device opened with always_split_passes (the tests).
+inline bool takes_large_passes(const rt::Device& device, std::uint64_t bytes) {
+  return bytes >= (std::uint64_t{1} << 20) || device.always_split_passes();
+}
+
 // Records `body` into a fresh stream between two timestamps, submits, waits, and stores the GPU
 // time in ctx.last_kernel_ns().
 void run_timed(Context& ctx, const std::function<void(rt::Stream&)>& body);

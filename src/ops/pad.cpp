@@ -78,7 +78,7 @@ void record_gather(rt::Stream& stream, const std::string& kernel_name, const Pad
     stream.dispatch(device.kernel(kernel_name, pass), bindings, bytes_of(push), main_pass);
   };
   // Destinations of 1 MiB and more take the passes that pay off on large tensors.
-  const bool big = n_dst * width >= (1u << 20) || device.always_split_passes();
+  const bool big = takes_large_passes(device, n_dst * width);
   if (row_bytes < 16) {
     run(kOnePass, chunks_total, 0, 0);
     return;

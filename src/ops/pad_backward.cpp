@@ -161,7 +161,10 @@ void record_pad_backward(rt::Stream& stream, const PadGeometry& geometry, DType 
                                       stream.upload_small(std::as_bytes(std::span(sb)))};
   const auto rank = static_cast<std::uint32_t>(g.in.size());
   if (algorithm == BackwardAlgorithm::Atomic) {
-    const std::uint64_t rows = n_out / static_cast<std::uint64_t>(g.out.back());  // grad_out rows
+    // pad_backward_atomic.comp's passes (its specialization constant REGION).
+    constexpr std::uint32_t kEveryElement = 0, kInnerPads = 1, kOuterPadRows = 2;
+    const std::uint64_t row_out = static_cast<std::uint64_t>(g.out.back());
+    const std::uint64_t rows = n_out / row_out;  // grad_out rows
     const std::uint64_t slots = static_cast<std::uint64_t>(g.left.back() + g.right.back());
     bool outer_pads = false;
     for (std::size_t a = 0; a + 1 < g.in.size(); ++a) outer_pads = outer_pads || g.left[a] + g.right[a] > 0;
@@ -171,9 +174,8 @@ void record_pad_backward(rt::Stream& stream, const PadGeometry& geometry, DType 
     // and 2). On the H200 0.14-0.50x the time of one add per grad_out element onto zeros (image,
     // audio), 0.44-0.69x on rank5 (17% of grad_out in pads); on the small set 1.15-1.26x (three
     // dispatches instead of a fill and one), so small tensors keep that.
-    const bool big = n_out * byte_width(dtype) >= (1u << 20) || stream.device().always_split_passes();
+    const bool big = takes_large_passes(stream.device(), n_out * byte_width(dtype));
     // Pass 2: a multiple of 32 invocations per row, each adding at most 256 of its elements.
-    const std::uint64_t row_out = static_cast<std::uint64_t>(g.out.back());
     const std::uint64_t lanes = std::max<std::uint64_t>(1, (row_out + 256 * 32 - 1) / (256 * 32)) * 32;
     if (big && rows * lanes <= kMax && rows * slots <= kMax) {
       record_backward_const(stream, g, dtype, grad_out, grad_in);
@@ -181,12 +183,12 @@ void record_pad_backward(rt::Stream& stream, const PadGeometry& geometry, DType 
       if (slots > 0) {
         const PadPush edge{static_cast<std::uint32_t>(rows * slots), static_cast<std::uint32_t>(n_in), rank,
                            static_cast<std::uint32_t>(slots), 0};
-        stream.dispatch(stream.device().kernel(kernel_name, 1), bindings, bytes_of(edge), rows * slots);
+        stream.dispatch(stream.device().kernel(kernel_name, kInnerPads), bindings, bytes_of(edge), rows * slots);
       }
       if (outer_pads) {
         const PadPush outer{static_cast<std::uint32_t>(rows * lanes), static_cast<std::uint32_t>(n_in), rank,
                             static_cast<std::uint32_t>(lanes), 0};
-        stream.dispatch(stream.device().kernel(kernel_name, 2), bindings, bytes_of(outer), rows * lanes);
+        stream.dispatch(stream.device().kernel(kernel_name, kOuterPadRows), bindings, bytes_of(outer), rows * lanes);
       }
       return;
     }
@@ -194,7 +196,7 @@ void record_pad_backward(rt::Stream& stream, const PadGeometry& geometry, DType 
     stream.fill(grad_in, 0);
     stream.barrier();
     const PadPush push{static_cast<std::uint32_t>(n_out), static_cast<std::uint32_t>(n_in), rank, 0, 0};
-    stream.dispatch(stream.device().kernel(kernel_name), bindings, bytes_of(push), n_out);
+    stream.dispatch(stream.device().kernel(kernel_name, kEveryElement), bindings, bytes_of(push), n_out);
   } else {
     const std::uint64_t chunk = 16 / byte_width(dtype);
     const std::uint64_t chunks = (n_in + chunk - 1) / chunk;  // 16-byte chunks of grad_in
