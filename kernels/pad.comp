@@ -21,6 +21,9 @@ layout(set = 0, binding = 0, std430) readonly buffer Src { uint src[]; };
 // The same source seen as 16-byte chunks, for the fast path.
 layout(set = 0, binding = 0, std430) readonly buffer Src4 { uvec4 src4[]; };
 layout(set = 0, binding = 1, std430) writeonly buffer Dst { uvec4 dst[]; };
+// The same destination seen as 32-bit words, for the tile pass's slow chunks (one word per
+// invocation; no two invocations write one word).
+layout(set = 0, binding = 1, std430) writeonly buffer DstW { uint dst_w[]; };
 #include "window.glsl"
 layout(set = 0, binding = 2, std430) readonly buffer ShapeBuf { uint shape_buf[]; };
 
@@ -499,9 +502,79 @@ void row_pass(uint g, uint total, uint inner, uint row_dst, uint row_src) {
   }
 }
 
+// Writes word w (0 to 3) of chunk q from the row table, as slow_chunk writes it: the tile pass
+// spreads each slow chunk over four invocations, so that the element loads of one chunk run side by
+// side and not one after another.
+void slow_word(uint q, uint w, uint r0, uint rows, uint inner, uint row_dst, uint row_src) {
+#if ELEM_BYTES == 8
+  const uint EPW = 1u;
+  uint e = q * 2u + (w >> 1);  // this word is the low (w even) or high half of element e
+#else
+  const uint EPW = 4u / uint(ELEM_BYTES);  // elements per word
+  uint e = q * uint(CHUNK_ELEMS) + w * EPW;
+#endif
+  uint word = 0u;
+  if (e < pc.n_dst) {
+    uint k, c;
+    table_row(e, r0, inner, row_dst, k, c);
+    uint b = row_start[k];
+#if ELEM_BYTES <= 2
+#if MODE == 3
+    const bool word_inside = c + EPW <= row_dst;
+    const uint wi0 = c;
+#else
+    const int wi = int(c) - int(left_pad(inner));
+    const bool word_inside = wi >= 0 && uint(wi) + EPW <= row_src;
+    const uint wi0 = uint(wi);
+#endif
+    if (b != NO_ROW && word_inside && e + EPW <= pc.n_dst) {
+      dst_w[q * 4u + w] = load4(b + wi0 * uint(ELEM_BYTES));
+      return;
+    }
+#endif
+    [[unroll]] for (uint j = 0u; j < EPW; ++j) {
+      if (e < pc.n_dst) {
+        uint s;
+#if MODE == 3
+        s = c;
+        const bool ok = true;
+#else
+        const bool ok = map_coord(inner, c, s) && b != NO_ROW;
+#endif
+#if MODE == 0
+        // A branch, not a select: a pad slot's source index is out of range and must never be read.
+#if ELEM_BYTES == 8
+        ELEM v = uvec2(pc.fill_lo, pc.fill_hi);
+#else
+        ELEM v = pc.fill_lo;
+#endif
+        if (ok) v = load_elem(b / uint(ELEM_BYTES) + s);
+#else
+        const ELEM v = load_elem(b / uint(ELEM_BYTES) + s);
+#endif
+#if ELEM_BYTES == 8
+        word = (w & 1u) == 0u ? v.x : v.y;
+#elif ELEM_BYTES == 4
+        word = v;
+#else
+        word |= (v & ((1u << (8u * uint(ELEM_BYTES))) - 1u)) << (j * 8u * uint(ELEM_BYTES));
+#endif
+        ++e;
+        if (++c == row_dst) {
+          c = 0u;
+          if (++k < rows) b = row_start[k];
+        }
+      }
+    }
+  }
+  dst_w[q * 4u + w] = word;
+}
+
 // The tile pass (REGION 5: two chunks per invocation, 6: four, each ROW_CHUNKS apart): like the row
 // pass, but the plain chunks are written first, all loads before the first store, and the others
-// are queued in shared memory and written after a barrier, one per invocation. A subgroup's plain
+// are queued in shared memory and written after a barrier, each by four invocations, one 32-bit word
+// apiece (slow_word; measured on the H200 against one chunk per invocation: image rows 0.84x the
+// time for 1-byte elements, 0.92x for 2-byte). A subgroup's plain
 // chunks then never wait for a slow path taken by one of its invocations, and the slow chunks run
 // side by side (measured on the H200: where most subgroups hold a slow chunk, rank-5 rows of 1- and
 // 2-byte elements, 0.6x the row pass's time). Each chunk is queued or written, never both; the
@@ -535,8 +608,8 @@ void tile_pass(uint g, uint total, uint inner, uint row_dst, uint row_src) {
   [[unroll]] for (uint h = 0u; h < TILE_PER; ++h)
     if (plain[h]) dst[first + lid + h * ROW_CHUNKS] = v[h];
   barrier();
-  const uint n = slow_count;
-  for (uint i = lid; i < n; i += ROW_CHUNKS) slow_chunk(slow_list[i], r0, rows, inner, row_dst, row_src);
+  const uint n = slow_count * 4u;
+  for (uint i = lid; i < n; i += ROW_CHUNKS) slow_word(slow_list[i >> 2], i & 3u, r0, rows, inner, row_dst, row_src);
 }
 
 void main() {
