@@ -47,7 +47,8 @@ layout(push_constant) uniform Params {
   uint n_invocations;  // this pass's invocations (see main)
   uint n_in;           // grad_in elements
   uint rank;
-  uint slots;          // edge pass: invocations per grad_in row; row pass: chunks per grad_in row
+  uint slots;          // edge pass: invocations per grad_in row; row pass: chunks per grad_in row;
+                       // multi-row pass: grad_in rows per workgroup
   uint unused1;
 } pc;
 
@@ -57,8 +58,7 @@ layout(push_constant) uniform Params {
 //     warps stay in flight;
 //  2: the chunks at the two ends of each row that pass 1 leaves, `slots` invocations per grad_in
 //     row, in rows whose outer axes have one contributor each;
-//  3: every chunk of the rows whose outer axes have several contributors: 32 invocations per
-//     grad_in row, each taking every 32nd chunk of its row (in other rows they return at once);
+//  3: every chunk of the rows whose outer axes have several contributors (see multi_row_pass);
 //  4: the row pass (see row_pass), every chunk, for rows of whole chunks;
 //  5: the tile pass (see tile_pass), every chunk;
 //  6: pass 2 for replicate pads of 128 and more: the same chunks, summing LONG_RUN loads at a time.
@@ -573,41 +573,16 @@ void tile_pass(uint g) {
   }
 }
 
-void main() {
-  const uint g = gl_GlobalInvocationID.x + gl_GlobalInvocationID.y * gl_NumWorkGroups.x * gl_WorkGroupSize.x;
-  if (REGION == 4u) {  // the row pass: no early return before its barrier
-    row_pass(g);
-    return;
-  }
-  if (REGION == 5u) {  // the tile pass: no early return before its barriers
-    tile_pass(g);
-    return;
-  }
-  if (g >= pc.n_invocations) return;
-  if (REGION == 3u) {  // 32 invocations per grad_in row; only rows with several outer terms work
-    const uint r = g / 32u;
-    if (row_terms(r) == 1u) return;
-    const uint n = in_dim(pc.rank - 1u);
-    const uint k_end = ((r + 1u) * n + CHUNK - 1u) / CHUNK;  // chunks that start in row r
-    for (uint k = (r * n + CHUNK - 1u) / CHUNK + (g % 32u); k < k_end; k += 32u) write_chunk(k, 2u);
-    return;
-  }
-  if (REGION != 2u && REGION != 6u) {
-    write_chunk(g, REGION == 1u ? 1u : 0u);
-    return;
-  }
-  // Pass 2: slot s of grad_in row r.
+// The edge passes' slot s of grad_in row r: its chunk k, if it has one. Only chunks that reach the
+// row's ends can need sums: those touching the elements fed by the left pad (reflect 0..left,
+// replicate 0) or by the right pad (reflect n-1-right..n-1, replicate n-1). Elements 0 and n-1 are
+// in, so a chunk that runs into the next row is too.
+bool edge_chunk(uint r, uint s, out uint k) {
   const uint a = pc.rank - 1u;
   const uint n = in_dim(a);
-  const uint r = g / pc.slots;
-  const uint s = g - r * pc.slots;
   const uint base = r * n;
   const uint k0 = (base + CHUNK - 1u) / CHUNK;         // first chunk that starts in the row
   const uint k_end = (base + n + CHUNK - 1u) / CHUNK;  // one past the last
-  if (row_terms(r) > 1u) return;  // pass 3's
-  // Only chunks that reach the row's ends can need sums: those touching the elements fed
-  // by the left pad (reflect 0..left, replicate 0) or by the right pad (reflect n-1-right..n-1,
-  // replicate n-1). Elements 0 and n-1 are in, so a chunk that runs into the next row is too.
   const uint left = left_pad(a);
   const uint right = out_dim(a) - n - left;
 #if MODE == 1
@@ -620,12 +595,61 @@ void main() {
   const uint lo_end = min(lo_last / CHUNK + 1u, k_end);          // lo chunks: [k0, lo_end)
   const uint hi_begin = max(hi_first / CHUNK, max(lo_end, k0));  // hi chunks: [hi_begin, k_end)
   const uint n_lo = lo_end > k0 ? lo_end - k0 : 0u;
-  uint k;
-  if (s < n_lo) {
-    k = k0 + s;
-  } else {
-    k = hi_begin + (s - n_lo);
-    if (k >= k_end) return;
+  k = s < n_lo ? k0 + s : hi_begin + (s - n_lo);
+  return k < k_end;
+}
+
+// The multi-row pass (REGION 3): each workgroup takes G = `slots` (<= 256) consecutive grad_in
+// rows. One invocation per row looks up its outer axes; the rows with several outer combinations
+// (a few in a hundred where the wrapper splits the passes) are listed in shared memory, and after a
+// barrier the workgroup writes every chunk that starts in them, spread over all its invocations.
+const uint MULTI_LIST = REGION == 3u ? ROW_LANES : 1u;
+shared uint multi_list[MULTI_LIST];
+shared uint multi_count;
+
+void multi_row_pass(uint g) {
+  const uint lid = gl_LocalInvocationID.x;
+  const uint n = in_dim(pc.rank - 1u);
+  const uint rows = pc.n_in / n;
+  const uint G = pc.slots;
+  const uint r0 = (g - lid) / ROW_LANES * G;  // the workgroup's first row
+  if (r0 >= rows) return;                    // the whole workgroup: past grad_in
+  if (lid == 0u) multi_count = 0u;
+  barrier();
+  if (lid < G && r0 + lid < rows && row_terms(r0 + lid) > 1u) multi_list[atomicAdd(multi_count, 1u)] = r0 + lid;
+  barrier();
+  const uint S = (n + CHUNK - 1u) / CHUNK;  // no row has more chunks starting in it
+  const uint items = multi_count * S;
+  for (uint i = lid; i < items; i += ROW_LANES) {
+    const uint j = i / S;
+    const uint r = multi_list[j];
+    const uint k = (r * n + CHUNK - 1u) / CHUNK + (i - j * S);  // chunk i - j * S of row r
+    if (k < ((r + 1u) * n + CHUNK - 1u) / CHUNK) write_chunk(k, 2u);
   }
-  write_chunk(k, 2u);
+}
+
+void main() {
+  const uint g = gl_GlobalInvocationID.x + gl_GlobalInvocationID.y * gl_NumWorkGroups.x * gl_WorkGroupSize.x;
+  if (REGION == 4u) {  // the row pass: no early return before its barrier
+    row_pass(g);
+    return;
+  }
+  if (REGION == 5u) {  // the tile pass: no early return before its barriers
+    tile_pass(g);
+    return;
+  }
+  if (REGION == 3u) {  // the multi-row pass: no early return before its barriers
+    multi_row_pass(g);
+    return;
+  }
+  if (g >= pc.n_invocations) return;
+  if (REGION != 2u && REGION != 6u) {
+    write_chunk(g, REGION == 1u ? 1u : 0u);
+    return;
+  }
+  // Pass 2: slot s of grad_in row r.
+  const uint r = g / pc.slots;
+  if (row_terms(r) > 1u) return;  // pass 3's
+  uint k;
+  if (edge_chunk(r, g - r * pc.slots, k)) write_chunk(k, 2u);
 }

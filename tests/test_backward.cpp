@@ -228,6 +228,43 @@ TEST_P(Backward, DeterministicTilePassGeometries) {
   for (const auto& m : poisoned.validation_messages()) ADD_FAILURE() << "validation layer: " << m;
 }
 
+TEST_P(Backward, DeterministicMultiRowPassGroups) {
+  // grad_in of 4 MiB and more with at most 5% of rows of several outer contributors is split; the
+  // third pass takes G rows per workgroup, lists those rows and shares their chunks. Its corners:
+  // runs of such rows longer than a workgroup's G (an outer pad on axis 0 of [50, R, n]: R
+  // consecutive rows, 4% of all), both modes; and replicate rows of 256 chunks with wide innermost
+  // pads, where G falls back to 8 so that one invocation's loops stay under 65535 iterations. New
+  // tensors start as 0xA5 bytes, so a chunk the pass skips shows.
+  Context& poisoned = poisoned_context();
+  const DType dtype = GetParam();
+  const std::int64_t chunk = 16 / static_cast<std::int64_t>(byte_width(dtype));
+  const std::int64_t elements = (std::int64_t{4} << 20) / static_cast<std::int64_t>(byte_width(dtype));
+  struct Case {
+    PadMode mode;
+    Shape in;
+    std::vector<std::int64_t> left, right;
+  };
+  const std::int64_t short_row = elements / (50 * 300) + 1;
+  const std::int64_t long_row = 256 * chunk;
+  const std::vector<Case> cases{
+      {PadMode::Reflect, {50, 300, short_row}, {1, 0, 3}, {1, 0, 2}},
+      {PadMode::Replicate, {50, 300, short_row}, {1, 0, 3}, {1, 0, 2}},
+      {PadMode::Replicate, {50, elements / (50 * long_row) + 1, long_row}, {1, 0, 20}, {1, 0, 20}},
+  };
+  std::mt19937_64 rng(53);
+  for (const auto& c : cases) {
+    const PadSpec spec{c.mode, c.left, c.right};
+    Shape out = c.in;
+    for (std::size_t a = 0; a < out.size(); ++a) out[a] += c.left[a] + c.right[a];
+    const HostTensor grad_out = ref::random_values(dtype, out, rng);
+    const HostTensor got = poisoned.download(pad_backward(poisoned, poisoned.upload(grad_out), spec));
+    ASSERT_EQ(got.shape, c.in);
+    EXPECT_EQ(got.data, ref::pad_backward_sum(grad_out, infer_pad_backward(grad_out.shape, spec)).data)
+        << name(c.mode) << " grad_in " << to_string(c.in);
+  }
+  for (const auto& m : poisoned.validation_messages()) ADD_FAILURE() << "validation layer: " << m;
+}
+
 TEST_P(Backward, DeterministicLongReplicateRuns) {
   // grad_in of 4 MiB and more with few rows of several outer contributors is split; replicate pads
   // of 128 and more on the innermost axis take the edge pass's build that sums 128 loads (64 for

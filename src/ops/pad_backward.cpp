@@ -26,7 +26,7 @@ std::uint64_t max_contributors(const PadGeometry& g, std::size_t a) {
 // more with rows of two chunks and more, where at most 5% of the rows have several contributors on
 // an outer axis, a copy pass over the chunks of single contributors, an edge pass of `slots`
 // invocations per grad_in row, and a pass over the rows with several outer contributors where
-// there are any (32 invocations per row). On the H200: image (1.2% such rows) 21-62% -> 47-77% of
+// there are any (G rows per workgroup, see multi_group). On the H200: image (1.2% such rows) 21-62% -> 47-77% of
 // copy with the passes; rank5 (12% such rows) measured 9-36% with them against 16-38% with one
 // pass, so the 5% limit stays.
 //
@@ -40,14 +40,36 @@ std::uint64_t max_contributors(const PadGeometry& g, std::size_t a) {
 // instead of the one pass (not replicate on 2-byte elements): each workgroup writes 512 consecutive
 // chunks, the copy chunks at once and the others from a queue in shared memory (see det_passes).
 struct DetPasses {
-  bool split = false;            // copy + edge (+ multi-row) passes instead of one
-  bool multi_row = false;        // with the multi-row pass
-  std::uint64_t slots = 0;       // edge pass: invocations per grad_in row
-  bool row_pass = false;         // the row pass instead of the one pass
-  bool tile = false;             // the tile pass instead of the others
-  bool long_runs = false;        // the edge pass's build for replicate pads of 128 and more
-  std::uint64_t row_chunks = 0;  // row pass: chunks per grad_in row
+  bool split = false;             // copy + edge (+ multi-row) passes instead of one
+  bool multi_row = false;         // with the multi-row pass
+  std::uint64_t slots = 0;        // edge pass: invocations per grad_in row
+  bool row_pass = false;          // the row pass instead of the one pass
+  bool tile = false;              // the tile pass instead of the others
+  bool long_runs = false;         // the edge pass's build for replicate pads of 128 and more
+  std::uint64_t row_chunks = 0;   // row pass: chunks per grad_in row
+  std::uint64_t multi_group = 0;  // multi-row pass: grad_in rows per workgroup of 256 invocations
 };
+
+// An estimate, meant as an upper bound, of the loop iterations of one chunk of
+// pad_backward_det.comp on the coalesced geometry: per outer contributor combination a few for the
+// odometer and a few per term of each element's innermost run (replicate runs are long at the row
+// ends; a chunk holds the ends of up to ceil(chunk / n) + 1 rows).
+std::uint64_t iterations_per_chunk(const PadGeometry& g, DType dtype) {
+  const std::uint64_t chunk = 16 / byte_width(dtype);
+  const std::size_t inner = g.in.size() - 1;
+  const auto n = static_cast<std::uint64_t>(g.in[inner]);
+  std::uint64_t outer = 1;
+  for (std::size_t a = 0; a < inner; ++a) outer = std::min<std::uint64_t>(outer * max_contributors(g, a), 1ull << 40);
+  // Innermost contributors of one chunk's elements together.
+  const std::uint64_t rows_in_chunk = (chunk + n - 1) / n + 1;
+  const std::uint64_t inner_terms =
+      g.mode == PadMode::Reflect
+          ? 3 * chunk
+          : chunk + rows_in_chunk * (static_cast<std::uint64_t>(g.left[inner] + g.right[inner]) + 1);
+  // Measured on lavapipe: at most ~4.4 iterations per term and element (a chunk summing 4 x 3721
+  // single terms ran past 65535; 4 x 4225 terms across a row end did not).
+  return 64 + outer * (8 + 5 * inner_terms);
+}
 
 DetPasses det_passes(const PadGeometry& g, DType dtype, bool always_split) {
   const std::uint64_t chunk = 16 / byte_width(dtype);
@@ -82,33 +104,31 @@ DetPasses det_passes(const PadGeometry& g, DType dtype, bool always_split) {
   // loads in flight (64 for 8-byte elements) instead of 32. On the H200 (audio, pads of 512): f32
   // 0.89x the time, f64 0.93x, f16/bf16 0.96-1.01x (their time goes to widening each term).
   p.long_runs = g.mode == PadMode::Replicate && std::max(left, right) >= 128;
+  // The multi-row pass: G rows per workgroup (a power of two from 8 to 256), so that each
+  // invocation writes at most 128 chunks where every row has several outer contributors (G * row
+  // chunks <= 256 * 128). On the H200 (image, 1.2% such rows) 0.82-0.94x the time of the previous
+  // 32 invocations per row, which G = 8 matches (0.94-1.01x). G = 8 where G chunks could loop past
+  // 65535 iterations in one invocation (lavapipe ends loops there): each invocation then writes at
+  // most ceil(row chunks / 32) chunks, as before.
+  const std::uint64_t s = (n + chunk - 1) / chunk;  // chunks that start in a row, at most
+  p.multi_group = 256;
+  while (p.multi_group > 8 && p.multi_group * s > 256 * 128) p.multi_group /= 2;
+  if ((p.multi_group * s + 255) / 256 * (iterations_per_chunk(g, dtype) + 1) > 65535) p.multi_group = 8;
   return p;
 }
 
 // An estimate, meant as an upper bound, of the loop iterations one invocation of
-// pad_backward_det.comp runs (any pass) on the coalesced geometry. Per chunk: per outer contributor
-// combination a few for the odometer and a few per term of each element's innermost run (replicate
-// runs are long at the row ends; a chunk holds the ends of up to ceil(chunk / n) + 1 rows). The
-// multi-row pass takes up to ceil(row chunks / 32) chunks per invocation.
+// pad_backward_det.comp runs (any pass) on the coalesced geometry: iterations_per_chunk per chunk it
+// writes (the multi-row pass: up to ceil(G * row chunks / 256)).
 std::uint64_t loop_iterations_coalesced(const PadGeometry& g, DType dtype, bool always_split) {
   const std::uint64_t chunk = 16 / byte_width(dtype);
-  const std::size_t inner = g.in.size() - 1;
-  const auto n = static_cast<std::uint64_t>(g.in[inner]);
-  std::uint64_t outer = 1;
-  for (std::size_t a = 0; a < inner; ++a) outer = std::min<std::uint64_t>(outer * max_contributors(g, a), 1ull << 40);
-  // Innermost contributors of one chunk's elements together.
-  const std::uint64_t rows_in_chunk = (chunk + n - 1) / n + 1;
-  const std::uint64_t inner_terms =
-      g.mode == PadMode::Reflect
-          ? 3 * chunk
-          : chunk + rows_in_chunk * (static_cast<std::uint64_t>(g.left[inner] + g.right[inner]) + 1);
-  // Measured on lavapipe: at most ~4.4 iterations per term and element (a chunk summing 4 x 3721
-  // single terms ran past 65535; 4 x 4225 terms across a row end did not).
-  const std::uint64_t per_chunk = 64 + outer * (8 + 5 * inner_terms);
+  const auto n = static_cast<std::uint64_t>(g.in.back());
   const std::uint64_t row_chunks = (n + chunk - 1) / chunk;
   const DetPasses passes = det_passes(g, dtype, always_split);
-  const std::uint64_t chunks_per_invocation = passes.multi_row ? (row_chunks + 31) / 32 : passes.tile ? 2 : 1;
-  return chunks_per_invocation * (per_chunk + 1);
+  const std::uint64_t chunks_per_invocation = passes.multi_row ? (passes.multi_group * row_chunks + 255) / 256
+                                              : passes.tile    ? 2
+                                                               : 1;
+  return chunks_per_invocation * (iterations_per_chunk(g, dtype) + 1);
 }
 
 }  // namespace
@@ -233,8 +253,9 @@ void record_pad_backward(rt::Stream& stream, const PadGeometry& geometry, DType 
     stream.dispatch(device.kernel(kernel_name, passes.long_runs ? kLongEdgePass : kEdgePass), bindings, bytes_of(edges),
                     edge_pass);
     if (passes.multi_row) {
-      const std::uint64_t multi_pass = n_in / n * 32;  // 32 invocations per grad_in row
-      const PadPush multi{static_cast<std::uint32_t>(multi_pass), static_cast<std::uint32_t>(n_in), rank, 0, 0};
+      const std::uint64_t multi_pass = (n_in / n + passes.multi_group - 1) / passes.multi_group * 256;
+      const PadPush multi{static_cast<std::uint32_t>(multi_pass), static_cast<std::uint32_t>(n_in), rank,
+                          static_cast<std::uint32_t>(passes.multi_group), 0};
       stream.dispatch(device.kernel(kernel_name, kMultiRowPass), bindings, bytes_of(multi), multi_pass);
     }
     stream.dispatch(device.kernel(kernel_name, kCopyPass), bindings, bytes_of(push), chunks);
