@@ -11,7 +11,9 @@
 //     pads of rows whose outer coordinates are all inside the input, `slots` = left + right
 //     invocations per grad_out row; 2 the whole rows with an outer coordinate in a pad, `slots`
 //     invocations per grad_out row (a multiple of 32 chosen so that none adds more than 256
-//     elements: devices that end long loops, such as lavapipe, count every retry loop's turns).
+//     elements: devices that end long loops, such as lavapipe, count every retry loop's turns);
+//   3: pass 2 for rows of up to 65536 elements, by workgroups of G = `slots` rows (see
+//     outer_pad_rows), G * row <= 65536 so that none adds more than 256 elements either.
 #extension GL_EXT_control_flow_attributes : require
 #if DTYPE == 1
 #extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
@@ -31,11 +33,12 @@ layout(set = 0, binding = 1, std430) buffer GradIn { uint grad_in[]; };
 layout(set = 0, binding = 2, std430) readonly buffer ShapeBuf { uint shape_buf[]; };
 
 layout(push_constant) uniform Params {
-  uint n_invocations;  // the dispatch bound: grad_out elements (pass 0), rows * slots (1), rows * 32 (2)
+  uint n_invocations;  // the dispatch bound: grad_out elements (pass 0), rows * slots (1, 2), ceil(rows / G) * 256 (3)
   uint n_in;
   uint rank;
-  uint slots;  // invocations per grad_out row: pass 1 the innermost pads (left + right), pass 2 see above
-  uint unused1;
+  uint slots;  // invocations per grad_out row: pass 1 the innermost pads (left + right), pass 2 see above;
+               // pass 3: grad_out rows per workgroup
+  uint rows;   // pass 3: grad_out rows
 } pc;
 
 layout(constant_id = 0) const uint REGION = 0u;
@@ -130,11 +133,46 @@ bool outer_row(uint r, out uint off) {
   return inside;
 }
 
+// Pass 3: each workgroup takes G = `slots` consecutive grad_out rows. One invocation per row looks up
+// its outer coordinates; the rows with one in a pad are listed in shared memory, and after a barrier
+// the workgroup's 256 invocations share their elements (pass 2 gave each row 32 invocations, so
+// nearly all of them, in rows inside the input, returned at once).
+const uint OUTER_LIST = REGION == 3u ? 256u : 1u;
+shared uint outer_rows[OUTER_LIST];
+shared uint outer_offs[OUTER_LIST];
+shared uint outer_count;
+
+void outer_pad_rows(uint g, uint row) {
+  const uint lid = gl_LocalInvocationID.x;
+  const uint G = pc.slots;
+  const uint r0 = (g - lid) / 256u * G;  // the workgroup's first row
+  if (r0 >= pc.rows) return;             // the whole workgroup: past grad_out
+  if (lid == 0u) outer_count = 0u;
+  barrier();
+  uint off;
+  if (lid < G && r0 + lid < pc.rows && !outer_row(r0 + lid, off)) {
+    const uint j = atomicAdd(outer_count, 1u);
+    outer_rows[j] = r0 + lid;
+    outer_offs[j] = off;
+  }
+  barrier();
+  const uint items = outer_count * row;
+  for (uint i = lid; i < items; i += 256u) {
+    const uint j = i / row;
+    const uint c = i - j * row;
+    add_to(outer_offs[j] + map_coord(pc.rank - 1u, c), outer_rows[j] * row + c);
+  }
+}
+
 void main() {
   const uint g = gl_GlobalInvocationID.x + gl_GlobalInvocationID.y * gl_NumWorkGroups.x * gl_WorkGroupSize.x;
-  if (g >= pc.n_invocations) return;
   const uint inner = pc.rank - 1u;
   const uint row = out_dim(inner);
+  if (REGION == 3u) {  // no early return before its barriers
+    outer_pad_rows(g, row);
+    return;
+  }
+  if (g >= pc.n_invocations) return;
   if (REGION == 1u) {  // slot s of row r: innermost pad element s (left ones first)
     const uint r = g / pc.slots;
     const uint s = g - r * pc.slots;

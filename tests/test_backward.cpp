@@ -286,6 +286,42 @@ TEST_P(Backward, DeterministicLongReplicateRuns) {
   for (const auto& m : poisoned.validation_messages()) ADD_FAILURE() << "validation layer: " << m;
 }
 
+TEST(AtomicBackward, OuterPadRowsByWorkgroupsAddEveryElement) {
+  // On grad_out of 1 MiB and more, rows of up to 65536 elements with an outer pad are added by
+  // workgroups of G = min(32, 65536 / row) rows that list such rows and share their elements. Its
+  // corners: runs of such rows longer than G ([8, 40, n] with an outer pad on axis 0: 40 rows in a
+  // row), rows of 65536 (G = 1), 3000 (G = 21, workgroups that do not start on a multiple of 32
+  // rows) and 13 elements (G = 32), outer pads on two axes, and f16 (two elements in one word, so
+  // neighbouring adds contend). Integer gradients: every order of the adds gives the exact sum.
+  struct Case {
+    DType dtype;
+    Shape grad_out;
+    std::vector<std::int64_t> left, right;
+  };
+  const std::vector<Case> cases{
+      {DType::F32, {8, 40, 3000}, {1, 0, 2}, {2, 0, 1}}, {DType::F16, {8, 40, 3000}, {1, 0, 2}, {2, 0, 1}},
+      {DType::F32, {9, 65536}, {2, 3}, {1, 2}},          {DType::F32, {60, 350, 13}, {3, 2, 1}, {2, 3, 2}},
+      {DType::F64, {60, 350, 13}, {3, 2, 1}, {2, 3, 2}},
+  };
+  std::mt19937_64 rng(59);
+  for (const auto& c : cases) {
+    for (auto mode : {PadMode::Reflect, PadMode::Replicate}) {
+      const PadSpec spec{mode, c.left, c.right};
+      const HostTensor grad_out = integer_grad(c.dtype, c.grad_out, rng);
+      const PadGeometry g = infer_pad_backward(grad_out.shape, spec);
+      const HostTensor got = shared_context().download(
+          pad_backward(shared_context(), shared_context().upload(grad_out), spec, BackwardAlgorithm::Atomic));
+      const HostTensor exact = ref::pad_backward_exact(grad_out, g);
+      std::size_t wrong = 0, first = 0;
+      for (std::size_t i = 0; i < exact.numel(); ++i)
+        if (element_as_double(got, i) != exact.get<double>(i) && wrong++ == 0) first = i;
+      EXPECT_EQ(wrong, 0u) << name(mode) << " " << name(c.dtype) << " grad_out " << to_string(c.grad_out)
+                           << ": first wrong element " << first;
+    }
+  }
+  for (const auto& m : shared_context().validation_messages()) ADD_FAILURE() << "validation layer: " << m;
+}
+
 TEST(AtomicBackward, LongRowsWithAnOuterPadAddEveryElement) {
   // On grad_out of 1 MiB and more the atomic backward adds the rows with an outer pad in a pass of
   // several invocations per row. With rows of 2.2 million elements, 32 invocations per row each ran
