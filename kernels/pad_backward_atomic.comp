@@ -190,17 +190,17 @@ void main() {
     for (uint c = g - r * pc.slots; c < row; c += pc.slots) add_to(off + map_coord(inner, c), r * row + c);
     return;
   }
-  const uint e = g;
-  uint rem = e;
+  // Pass 0: grad_out element g, its coordinates by multiply-high divisions.
+  uint rem = g;
   uint idx = 0u;
   uint stride = 1u;
   [[unroll]] for (int a = 7; a >= 0; --a) {
     if (uint(a) < pc.rank) {
-      const uint d = shape_buf[pc.rank + uint(a)];
-      idx += map_coord(uint(a), rem % d) * stride;
-      rem /= d;
-      stride *= shape_buf[uint(a)];
+      const uint q = div_out(rem, uint(a));
+      idx += map_coord(uint(a), rem - q * out_dim(uint(a))) * stride;
+      rem = q;
+      stride *= in_dim(uint(a));
     }
   }
-  add_to(idx, e);
+  add_to(idx, g);
 }
