@@ -54,8 +54,8 @@ layout(push_constant) uniform Params {
 
 // Passes, by specialization constant REGION (the wrapper runs this SPIR-V as one pipeline per pass):
 //  0: one pass, every chunk;
-//  1: the copy chunks only (one row, one contributor per element): lean in registers, so many
-//     warps stay in flight;
+//  1: the copy chunks only (one row, one contributor per element), four per invocation (see
+//     copy_four): lean in registers, so many warps stay in flight;
 //  2: the chunks at the two ends of each row that pass 1 leaves, `slots` invocations per grad_in
 //     row, in rows whose outer axes have one contributor each;
 //  3: every chunk of the rows whose outer axes have several contributors (see multi_row_pass);
@@ -599,6 +599,42 @@ bool edge_chunk(uint r, uint s, out uint k) {
   return k < k_end;
 }
 
+// The copy pass (REGION 1): four chunks 32 apart per invocation, so that each store of a warp is
+// one contiguous run, all loads before the first store, the outer axes looked up once per row;
+// only the copy chunks (inside one row with a single outer contributor, every element its one
+// innermost contributor), which write_chunk(q, 1) would write.
+void copy_four(uint g) {
+  const uint inner = pc.rank - 1u;
+  const uint n = in_dim(inner);
+  const uint left = left_pad(inner);
+  const uint total = (pc.n_in + CHUNK - 1u) / CHUNK;
+  const uint q0 = (g / 32u) * 128u + (g % 32u);
+  uint looked_up = 0xFFFFFFFFu;  // the row whose outer axes terms / first_off hold
+  uint terms = 0u, first_off = 0u;
+  uvec4 v[4];
+  bool w[4];
+  [[unroll]] for (uint k = 0u; k < 4u; ++k) {
+    const uint q = q0 + 32u * k;
+    const uint e0 = q * CHUNK;
+    const uint row = div_in(e0, inner);
+    const uint ci0 = e0 - row * n;
+    w[k] = false;
+    v[k] = uvec4(0u);
+    if (q < total && ci0 + CHUNK <= n && e0 + CHUNK <= pc.n_in) {
+      if (row != looked_up) {
+        looked_up = row;
+        terms = row_outer(row, first_off);
+      }
+      if (terms == 1u && inner_single(ci0)) {
+        v[k] = load16((first_off + ci0 + left) * BYTES);
+        w[k] = true;
+      }
+    }
+  }
+  [[unroll]] for (uint k = 0u; k < 4u; ++k)
+    if (w[k]) grad_in4[q0 + 32u * k] = v[k];
+}
+
 // The multi-row pass (REGION 3): each workgroup takes G = `slots` (<= 256) consecutive grad_in
 // rows. One invocation per row looks up its outer axes; the rows with several outer combinations
 // (a few in a hundred where the wrapper splits the passes) are listed in shared memory, and after a
@@ -643,8 +679,12 @@ void main() {
     return;
   }
   if (g >= pc.n_invocations) return;
+  if (REGION == 1u) {
+    copy_four(g);
+    return;
+  }
   if (REGION != 2u && REGION != 6u) {
-    write_chunk(g, REGION == 1u ? 1u : 0u);
+    write_chunk(g, 0u);
     return;
   }
   // Pass 2: slot s of grad_in row r.

