@@ -40,6 +40,33 @@ HostTensor integer_grad(DType dtype, const Shape& shape, std::mt19937_64& rng) {
   return t;
 }
 
+// The deterministic backward of a random grad_out (grad_in `in` padded by `spec`) on `ctx`, which
+// should be a poisoned context (new tensors 0xA5, so a chunk no pass writes shows): bit-exact
+// against the reference's sums in the kernel's order.
+void expect_det_matches_reference(Context& ctx, DType dtype, const Shape& in, const PadSpec& spec,
+                                  std::mt19937_64& rng) {
+  Shape out = in;
+  for (std::size_t a = 0; a < out.size(); ++a) out[a] += spec.left[a] + spec.right[a];
+  const HostTensor grad_out = ref::random_values(dtype, out, rng);
+  const HostTensor got = ctx.download(pad_backward(ctx, ctx.upload(grad_out), spec));
+  ASSERT_EQ(got.shape, in);
+  EXPECT_EQ(got.data, ref::pad_backward_sum(grad_out, infer_pad_backward(grad_out.shape, spec)).data)
+      << (spec.mode == PadMode::Reflect ? "reflect" : "replicate") << " grad_in " << to_string(in);
+}
+
+// The atomic backward of `grad_out` (small integers, see integer_grad) against the exact sums: how
+// many grad_in elements are wrong, and (first) the index of the first.
+std::size_t atomic_wrong_elements(const HostTensor& grad_out, const PadSpec& spec, std::size_t& first) {
+  Context& ctx = shared_context();
+  const HostTensor got = ctx.download(pad_backward(ctx, ctx.upload(grad_out), spec, BackwardAlgorithm::Atomic));
+  const HostTensor exact = ref::pad_backward_exact(grad_out, infer_pad_backward(grad_out.shape, spec));
+  std::size_t wrong = 0;
+  first = 0;
+  for (std::size_t i = 0; i < exact.numel(); ++i)
+    if (element_as_double(got, i) != exact.get<double>(i) && wrong++ == 0) first = i;
+  return wrong;
+}
+
 class Backward : public GpuTest, public ::testing::WithParamInterface<DType> {};
 
 TEST_P(Backward, AtomicContentionLosesNothing) {
@@ -181,18 +208,8 @@ TEST_P(Backward, DeterministicRowPassGeometries) {
       {{4, 5, 6, 2 * chunk}, {3, 4, 5, 1}, {3, 4, 5, 2}},
   };
   std::mt19937_64 rng(41);
-  for (auto mode : {PadMode::Reflect, PadMode::Replicate}) {
-    for (const auto& g : geometries) {
-      const PadSpec spec{mode, g.left, g.right};
-      Shape out = g.in;
-      for (std::size_t a = 0; a < out.size(); ++a) out[a] += g.left[a] + g.right[a];
-      const HostTensor grad_out = ref::random_values(dtype, out, rng);
-      const HostTensor got = poisoned.download(pad_backward(poisoned, poisoned.upload(grad_out), spec));
-      ASSERT_EQ(got.shape, g.in);
-      EXPECT_EQ(got.data, ref::pad_backward_sum(grad_out, infer_pad_backward(grad_out.shape, spec)).data)
-          << name(mode) << " grad_in " << to_string(g.in);
-    }
-  }
+  for (auto mode : {PadMode::Reflect, PadMode::Replicate})
+    for (const auto& g : geometries) expect_det_matches_reference(poisoned, dtype, g.in, {mode, g.left, g.right}, rng);
   for (const auto& m : poisoned.validation_messages()) ADD_FAILURE() << "validation layer: " << m;
 }
 
@@ -212,19 +229,10 @@ TEST_P(Backward, DeterministicTilePassGeometries) {
   };
   const std::vector<Geometry> geometries{{61, {0, 2, 1, 3}, {0, 1, 2, 2}}, {64, {0, 0, 3, 1}, {0, 2, 2, 1}}};
   std::mt19937_64 rng(43);
-  for (auto mode : {PadMode::Reflect, PadMode::Replicate}) {
-    for (const auto& g : geometries) {
-      const Shape in{elements / (16 * 16 * g.n) + 1, 16, 16, g.n};
-      const PadSpec spec{mode, g.left, g.right};
-      Shape out = in;
-      for (std::size_t a = 0; a < out.size(); ++a) out[a] += g.left[a] + g.right[a];
-      const HostTensor grad_out = ref::random_values(dtype, out, rng);
-      const HostTensor got = poisoned.download(pad_backward(poisoned, poisoned.upload(grad_out), spec));
-      ASSERT_EQ(got.shape, in);
-      EXPECT_EQ(got.data, ref::pad_backward_sum(grad_out, infer_pad_backward(grad_out.shape, spec)).data)
-          << name(mode) << " grad_in " << to_string(in);
-    }
-  }
+  for (auto mode : {PadMode::Reflect, PadMode::Replicate})
+    for (const auto& g : geometries)
+      expect_det_matches_reference(poisoned, dtype, {elements / (16 * 16 * g.n) + 1, 16, 16, g.n},
+                                   {mode, g.left, g.right}, rng);
   for (const auto& m : poisoned.validation_messages()) ADD_FAILURE() << "validation layer: " << m;
 }
 
@@ -252,16 +260,7 @@ TEST_P(Backward, DeterministicMultiRowPassGroups) {
       {PadMode::Replicate, {50, elements / (50 * long_row) + 1, long_row}, {1, 0, 20}, {1, 0, 20}},
   };
   std::mt19937_64 rng(53);
-  for (const auto& c : cases) {
-    const PadSpec spec{c.mode, c.left, c.right};
-    Shape out = c.in;
-    for (std::size_t a = 0; a < out.size(); ++a) out[a] += c.left[a] + c.right[a];
-    const HostTensor grad_out = ref::random_values(dtype, out, rng);
-    const HostTensor got = poisoned.download(pad_backward(poisoned, poisoned.upload(grad_out), spec));
-    ASSERT_EQ(got.shape, c.in);
-    EXPECT_EQ(got.data, ref::pad_backward_sum(grad_out, infer_pad_backward(grad_out.shape, spec)).data)
-        << name(c.mode) << " grad_in " << to_string(c.in);
-  }
+  for (const auto& c : cases) expect_det_matches_reference(poisoned, dtype, c.in, {c.mode, c.left, c.right}, rng);
   for (const auto& m : poisoned.validation_messages()) ADD_FAILURE() << "validation layer: " << m;
 }
 
@@ -299,24 +298,19 @@ TEST(AtomicBackward, OuterPadRowsByWorkgroupsAddEveryElement) {
     std::vector<std::int64_t> left, right;
   };
   const std::vector<Case> cases{
-      {DType::F32, {8, 40, 3000}, {1, 0, 2}, {2, 0, 1}}, {DType::F16, {8, 40, 3000}, {1, 0, 2}, {2, 0, 1}},
-      {DType::F32, {9, 65536}, {2, 3}, {1, 2}},          {DType::F32, {60, 350, 13}, {3, 2, 1}, {2, 3, 2}},
+      {DType::F32, {8, 40, 3000}, {1, 0, 2}, {2, 0, 1}},  // G = 21, runs of 40 such rows
+      {DType::F16, {8, 40, 3000}, {1, 0, 2}, {2, 0, 1}},  // neighbouring adds in one word
+      {DType::F32, {9, 65536}, {2, 3}, {1, 2}},           // G = 1
+      {DType::F32, {60, 350, 13}, {3, 2, 1}, {2, 3, 2}},  // G = 32, outer pads on two axes
       {DType::F64, {60, 350, 13}, {3, 2, 1}, {2, 3, 2}},
   };
   std::mt19937_64 rng(59);
   for (const auto& c : cases) {
     for (auto mode : {PadMode::Reflect, PadMode::Replicate}) {
-      const PadSpec spec{mode, c.left, c.right};
-      const HostTensor grad_out = integer_grad(c.dtype, c.grad_out, rng);
-      const PadGeometry g = infer_pad_backward(grad_out.shape, spec);
-      const HostTensor got = shared_context().download(
-          pad_backward(shared_context(), shared_context().upload(grad_out), spec, BackwardAlgorithm::Atomic));
-      const HostTensor exact = ref::pad_backward_exact(grad_out, g);
-      std::size_t wrong = 0, first = 0;
-      for (std::size_t i = 0; i < exact.numel(); ++i)
-        if (element_as_double(got, i) != exact.get<double>(i) && wrong++ == 0) first = i;
-      EXPECT_EQ(wrong, 0u) << name(mode) << " " << name(c.dtype) << " grad_out " << to_string(c.grad_out)
-                           << ": first wrong element " << first;
+      std::size_t first = 0;
+      EXPECT_EQ(atomic_wrong_elements(integer_grad(c.dtype, c.grad_out, rng), {mode, c.left, c.right}, first), 0u)
+          << name(mode) << " " << name(c.dtype) << " grad_out " << to_string(c.grad_out) << ": first wrong element "
+          << first;
     }
   }
   for (const auto& m : shared_context().validation_messages()) ADD_FAILURE() << "validation layer: " << m;
@@ -330,16 +324,9 @@ TEST(AtomicBackward, LongRowsWithAnOuterPadAddEveryElement) {
   // gradients: every order of the adds gives the exact sum.
   std::mt19937_64 rng(53);
   for (auto mode : {PadMode::Reflect, PadMode::Replicate}) {
-    const PadSpec spec{mode, {1, 0}, {0, 0}};
-    const HostTensor grad_out = integer_grad(DType::F32, {3, 2200000}, rng);
-    const PadGeometry g = infer_pad_backward(grad_out.shape, spec);
-    const HostTensor got = shared_context().download(
-        pad_backward(shared_context(), shared_context().upload(grad_out), spec, BackwardAlgorithm::Atomic));
-    const HostTensor exact = ref::pad_backward_exact(grad_out, g);
-    std::size_t wrong = 0, first = 0;
-    for (std::size_t i = 0; i < exact.numel(); ++i)
-      if (static_cast<double>(got.get<float>(i)) != exact.get<double>(i) && wrong++ == 0) first = i;
-    EXPECT_EQ(wrong, 0u) << name(mode) << ": first wrong element " << first;
+    std::size_t first = 0;
+    EXPECT_EQ(atomic_wrong_elements(integer_grad(DType::F32, {3, 2200000}, rng), {mode, {1, 0}, {0, 0}}, first), 0u)
+        << name(mode) << ": first wrong element " << first;
   }
   for (const auto& m : shared_context().validation_messages()) ADD_FAILURE() << "validation layer: " << m;
 }
