@@ -59,6 +59,16 @@ inline bool takes_large_passes(const rt::Device& device, std::uint64_t bytes) {
   return bytes >= (std::uint64_t{1} << 20) || device.always_split_passes();
 }
 
+// Invocations of a dispatch whose workgroups of 256 take `per_group` items each (chunks, rows): a
+// whole number of workgroups covering `items`.
+constexpr std::uint64_t grouped_invocations(std::uint64_t items, std::uint64_t per_group) {
+  return (items + per_group - 1) / per_group * 256;
+}
+
+// Invocations of a pass that takes four chunks 32 apart per invocation (the kernels map invocation g
+// to chunk (g / 32) * 128 + g % 32 and the three 32, 64 and 96 after it): 32 per 128 chunks.
+constexpr std::uint64_t four_apart_invocations(std::uint64_t chunks) { return (chunks + 127) / 128 * 32; }
+
 // Records `body` into a fresh stream between two timestamps, submits, waits, and stores the GPU
 // time in ctx.last_kernel_ns().
 void run_timed(Context& ctx, const std::function<void(rt::Stream&)>& body);

@@ -92,7 +92,7 @@ void record_gather(rt::Stream& stream, const std::string& kernel_name, const Pad
   // per invocation from 512 bytes, two below, where four took 1.13-1.15x the time of two).
   if (big && !whole_rows && row_bytes < kTileRowBytes) {
     const std::uint64_t per = row_bytes < kLongRowBytes ? 2 : 4;
-    run(per == 4 ? kTilePassFour : kTilePass, (chunks_total + 256 * per - 1) / (256 * per) * 256, 0, 0);
+    run(per == 4 ? kTilePassFour : kTilePass, grouped_invocations(chunks_total, 256 * per), 0, 0);
     return;
   }
   // Other rows of 16 to 511 bytes (whole chunks without pads, or under 1 MiB): the row pass, which walks
@@ -103,13 +103,12 @@ void record_gather(rt::Stream& stream, const std::string& kernel_name, const Pad
     // Two chunks per invocation from 1 MiB (rank-5 0.91-1.00x the time of one), else one (small
     // set: one is 0.78-0.93x the time of two).
     const std::uint64_t per_invocation = big ? 2 : 1;
-    run(per_invocation == 2 ? kRowPassTwo : kRowPass,
-        (chunks_total + 256 * per_invocation - 1) / (256 * per_invocation) * 256, 0, 0);
+    run(per_invocation == 2 ? kRowPassTwo : kRowPass, grouped_invocations(chunks_total, 256 * per_invocation), 0, 0);
     return;
   }
   // Rows of 512 bytes and more. The inner pass: four chunks 32 apart per invocation (the kernel's
   // grouping of 128 chunks).
-  const std::uint64_t four_per_invocation = (chunks_total + 127) / 128 * 32;
+  const std::uint64_t four_per_invocation = four_apart_invocations(chunks_total);
   // Rows of whole chunks and no pad: every chunk is an inner chunk, and the inner pass does them all.
   if (whole_rows) {
     run(kInnerPass, four_per_invocation, 0, 0);

@@ -26,9 +26,9 @@ std::uint64_t max_contributors(const PadGeometry& g, std::size_t a) {
 // more with rows of two chunks and more, where at most 5% of the rows have several contributors on
 // an outer axis, a copy pass over the chunks of single contributors, an edge pass of `slots`
 // invocations per grad_in row, and a pass over the rows with several outer contributors where
-// there are any (G rows per workgroup, see multi_group). On the H200: image (1.2% such rows) 21-62% -> 47-77% of
-// copy with the passes; rank5 (12% such rows) measured 9-36% with them against 16-38% with one
-// pass, so the 5% limit stays.
+// there are any (G rows per workgroup, see multi_group). On the H200: image (1.2% such rows)
+// 21-62% -> 47-77% of copy with the passes; rank5 (12% such rows) measured 9-36% with them against
+// 16-38% with one pass, so the 5% limit stays.
 //
 // Tensors under 4 MiB whose rows are whole chunks, at most 256 of them, take the row pass instead of
 // the one pass: each workgroup writes 256 / R rows of R chunks in column order, after one lookup of
@@ -212,7 +212,7 @@ void record_pad_backward(rt::Stream& stream, const PadGeometry& geometry, DType 
         // image, 0.67-0.84x on rank5; G = 256 (rank5) 1.01-1.15x: the more rows a workgroup holds,
         // the longer each invocation's chain of dependent adds.
         const std::uint64_t group = std::min<std::uint64_t>(32, 65536 / row_out);
-        const std::uint64_t invocations = (rows + group - 1) / group * 256;
+        const std::uint64_t invocations = grouped_invocations(rows, group);
         const PadPush outer{static_cast<std::uint32_t>(invocations), static_cast<std::uint32_t>(n_in), rank,
                             static_cast<std::uint32_t>(group), static_cast<std::uint32_t>(rows)};
         stream.dispatch(stream.device().kernel(kernel_name, kOuterPadGroups), bindings, bytes_of(outer), invocations);
@@ -240,14 +240,14 @@ void record_pad_backward(rt::Stream& stream, const PadGeometry& geometry, DType 
     const PadPush push{static_cast<std::uint32_t>(chunks), static_cast<std::uint32_t>(n_in), rank, 0, 0};
     if (passes.row_pass) {  // 256 / R rows of R chunks per workgroup of 256 invocations
       const std::uint64_t rows_per_group = 256 / passes.row_chunks;
-      const std::uint64_t invocations = (n_in / n + rows_per_group - 1) / rows_per_group * 256;
+      const std::uint64_t invocations = grouped_invocations(n_in / n, rows_per_group);
       const PadPush rows{static_cast<std::uint32_t>(invocations), static_cast<std::uint32_t>(n_in), rank,
                          static_cast<std::uint32_t>(passes.row_chunks), 0};
       stream.dispatch(device.kernel(kernel_name, kRowPass), bindings, bytes_of(rows), invocations);
       return;
     }
     if (passes.tile) {  // two chunks per invocation, 512 per workgroup
-      const std::uint64_t invocations = (chunks + 511) / 512 * 256;
+      const std::uint64_t invocations = grouped_invocations(chunks, 512);
       const PadPush tile{static_cast<std::uint32_t>(invocations), static_cast<std::uint32_t>(n_in), rank, 0, 0};
       stream.dispatch(device.kernel(kernel_name, kTilePass), bindings, bytes_of(tile), invocations);
       return;
@@ -264,14 +264,14 @@ void record_pad_backward(rt::Stream& stream, const PadGeometry& geometry, DType 
     stream.dispatch(device.kernel(kernel_name, passes.long_runs ? kLongEdgePass : kEdgePass), bindings, bytes_of(edges),
                     edge_pass);
     if (passes.multi_row) {
-      const std::uint64_t multi_pass = (n_in / n + passes.multi_group - 1) / passes.multi_group * 256;
+      const std::uint64_t multi_pass = grouped_invocations(n_in / n, passes.multi_group);
       const PadPush multi{static_cast<std::uint32_t>(multi_pass), static_cast<std::uint32_t>(n_in), rank,
                           static_cast<std::uint32_t>(passes.multi_group), 0};
       stream.dispatch(device.kernel(kernel_name, kMultiRowPass), bindings, bytes_of(multi), multi_pass);
     }
     // The copy pass: four chunks 32 apart per invocation (on the H200 against one: image
     // 0.94-0.99x the time, audio 0.99-1.03x).
-    const std::uint64_t copy_pass = (chunks + 127) / 128 * 32;
+    const std::uint64_t copy_pass = four_apart_invocations(chunks);
     const PadPush copies{static_cast<std::uint32_t>(copy_pass), static_cast<std::uint32_t>(n_in), rank, 0, 0};
     stream.dispatch(device.kernel(kernel_name, kCopyPass), bindings, bytes_of(copies), copy_pass);
   }
