@@ -53,12 +53,6 @@ TEST(Validation, PlantedMisuseIsReported) {
   EXPECT_FALSE(ctx.validation_messages().empty());
 }
 
-}  // namespace
-}  // namespace fvk::testing
-
-namespace fvk::testing {
-namespace {
-
 // Dispatches that need more workgroups than x allows continue in y; every kernel must cover exactly
 // its chunks then too. With x capped at one workgroup, a few thousand chunks take many rows of y.
 TEST(Dispatch, TwoDimensionalGridsCoverEveryChunk) {
@@ -81,12 +75,6 @@ TEST(Dispatch, TwoDimensionalGridsCoverEveryChunk) {
   }
   EXPECT_TRUE(ctx.validation_messages().empty());
 }
-
-}  // namespace
-}  // namespace fvk::testing
-
-namespace fvk::testing {
-namespace {
 
 // Pipeline statistics (`fvk stats`): refused on a device opened without the option, refused with
 // FeatureMissing where the driver lacks the extension (lavapipe of Debian 12), and where it has it
@@ -127,12 +115,6 @@ TEST(PipelineStatistics, ReportedWhereTheDriverHasThem) {
   }
   EXPECT_TRUE(ctx.validation_messages().empty());
 }
-
-}  // namespace
-}  // namespace fvk::testing
-
-namespace fvk::testing {
-namespace {
 
 // The dispatch grid: x alone where it fits, else balanced rows of y that cover the invocations
 // with less than a workgroup per row to spare; refused past the y limit and past 2^32 invocations
