@@ -332,14 +332,19 @@ void single_row_chunk(uint q, uint row_off, uint ci0) {
     }
   }
 #else
-  // Only elements 0 and n - 1 have several contributors: their pads.
-  [[unroll]] for (uint k = 0u; k < CHUNK; ++k) {
-    const uint ci = ci0 + k;
-    if ((ci == 0u && left > 0u) || (ci == n - 1u && right > 0u)) {
-      precise ACC acc = NEG_ZERO;
-      add_run(acc, row_off, contributors(inner, ci));
-      v[k] = to_bits(acc);
-    }
+  // Only elements 0 and n - 1 have several contributors: their pads. The chunk lies in one row, so
+  // element 0 can only be its first and n - 1 its last (n >= CHUNK >= 2: they are two elements),
+  // and the sums are written for those two slots only (not once per slot: a long run's unrolled
+  // loads would be repeated CHUNK times in the code).
+  if (ci0 == 0u && left > 0u) {
+    precise ACC acc = NEG_ZERO;
+    add_run(acc, row_off, contributors(inner, 0u));
+    v[0] = to_bits(acc);
+  }
+  if (ci0 + CHUNK == n && right > 0u) {
+    precise ACC acc = NEG_ZERO;
+    add_run(acc, row_off, contributors(inner, n - 1u));
+    v[CHUNK - 1u] = to_bits(acc);
   }
 #endif
   store_chunk(q, v);
