@@ -502,79 +502,90 @@ void row_pass(uint g, uint total, uint inner, uint row_dst, uint row_src) {
   }
 }
 
-// Writes word w (0 to 3) of chunk q from the row table, as slow_chunk writes it: the tile pass
-// spreads each slow chunk over four invocations, so that the element loads of one chunk run side by
-// side and not one after another.
-void slow_word(uint q, uint w, uint r0, uint rows, uint inner, uint row_dst, uint row_src) {
+// Word w (0 to 3) of chunk q from the row table, as slow_chunk writes it: the tile pass spreads each
+// slow chunk over four invocations, one 32-bit word apiece, so that the element loads of one chunk
+// run side by side and not one after another. First word_sources finds the source element of each
+// element in the word, then word_value loads them and puts the word together; the tile pass does
+// both for two words before it stores either, so that their loads are in flight together.
 #if ELEM_BYTES == 8
-  const uint EPW = 1u;
-  uint e = q * 2u + (w >> 1);  // this word is the low (w even) or high half of element e
+#define WORD_ELEMS 1u  // a word is the low (w even) or high half of one element
 #else
-  const uint EPW = 4u / uint(ELEM_BYTES);  // elements per word
-  uint e = q * uint(CHUNK_ELEMS) + w * EPW;
+#define WORD_ELEMS (4u / uint(ELEM_BYTES))
 #endif
-  uint word = 0u;
-  if (e < pc.n_dst) {
-    uint k, c;
-    table_row(e, r0, inner, row_dst, k, c);
-    uint b = row_start[k];
-#if ELEM_BYTES <= 2
+
+// The word's source elements; bit j of `fills` marks element j a constant pad slot (the fill), of
+// `pasts` past the destination's last element (zero bits). Neither is read.
+struct WordSources {
+  uint at[WORD_ELEMS];
+  uint fills, pasts;
+};
+
+WordSources word_sources(uint q, uint w, uint r0, uint rows, uint inner, uint row_dst, uint row_src) {
+  WordSources ws;
+#if ELEM_BYTES == 8
+  uint e = q * 2u + (w >> 1);
+#else
+  uint e = q * uint(CHUNK_ELEMS) + w * WORD_ELEMS;
+#endif
+  [[unroll]] for (uint j = 0u; j < WORD_ELEMS; ++j) ws.at[j] = 0u;
+  ws.fills = 0u;
+  ws.pasts = (1u << WORD_ELEMS) - 1u;
+  if (e >= pc.n_dst) return ws;
+  uint k, c;
+  table_row(e, r0, inner, row_dst, k, c);
+  uint b = row_start[k];
+  [[unroll]] for (uint j = 0u; j < WORD_ELEMS; ++j) {
+    if (e < pc.n_dst) {
+      uint s;
 #if MODE == 3
-    const bool word_inside = c + EPW <= row_dst;
-    const uint wi0 = c;
+      s = c;
+      const bool ok = true;
 #else
-    const int wi = int(c) - int(left_pad(inner));
-    const bool word_inside = wi >= 0 && uint(wi) + EPW <= row_src;
-    const uint wi0 = uint(wi);
+      const bool ok = map_coord(inner, c, s) && b != NO_ROW;
 #endif
-    if (b != NO_ROW && word_inside && e + EPW <= pc.n_dst) {
-      dst_w[q * 4u + w] = load4(b + wi0 * uint(ELEM_BYTES));
-      return;
-    }
-#endif
-    [[unroll]] for (uint j = 0u; j < EPW; ++j) {
-      if (e < pc.n_dst) {
-        uint s;
-#if MODE == 3
-        s = c;
-        const bool ok = true;
-#else
-        const bool ok = map_coord(inner, c, s) && b != NO_ROW;
-#endif
-#if MODE == 0
-        // A branch, not a select: a pad slot's source index is out of range and must never be read.
-#if ELEM_BYTES == 8
-        ELEM v = uvec2(pc.fill_lo, pc.fill_hi);
-#else
-        ELEM v = pc.fill_lo;
-#endif
-        if (ok) v = load_elem(b / uint(ELEM_BYTES) + s);
-#else
-        const ELEM v = load_elem(b / uint(ELEM_BYTES) + s);
-#endif
-#if ELEM_BYTES == 8
-        word = (w & 1u) == 0u ? v.x : v.y;
-#elif ELEM_BYTES == 4
-        word = v;
-#else
-        word |= (v & ((1u << (8u * uint(ELEM_BYTES))) - 1u)) << (j * 8u * uint(ELEM_BYTES));
-#endif
-        ++e;
-        if (++c == row_dst) {
-          c = 0u;
-          if (++k < rows) b = row_start[k];
-        }
+      ws.at[j] = b / uint(ELEM_BYTES) + s;
+      ws.pasts &= ~(1u << j);
+      if (!ok) ws.fills |= 1u << j;
+      ++e;
+      if (++c == row_dst) {
+        c = 0u;
+        if (++k < rows) b = row_start[k];
       }
     }
   }
-  dst_w[q * 4u + w] = word;
+  return ws;
+}
+
+uint word_value(uint w, WordSources ws) {
+  ELEM v[WORD_ELEMS];
+  // The loads first, all of them.
+  [[unroll]] for (uint j = 0u; j < WORD_ELEMS; ++j) {
+    v[j] = ELEM(0u);
+    if ((((ws.fills | ws.pasts) >> j) & 1u) == 0u) v[j] = load_elem(ws.at[j]);
+  }
+  uint word = 0u;
+  [[unroll]] for (uint j = 0u; j < WORD_ELEMS; ++j) {
+    const bool fill = ((ws.fills >> j) & 1u) != 0u;
+#if ELEM_BYTES == 8
+    const uvec2 x = fill ? uvec2(pc.fill_lo, pc.fill_hi) : v[j];
+    word = (w & 1u) == 0u ? x.x : x.y;
+#else
+    const uint x = fill ? pc.fill_lo : v[j];
+#if ELEM_BYTES == 4
+    word = x;
+#else
+    word |= (x & ((1u << (8u * uint(ELEM_BYTES))) - 1u)) << (j * 8u * uint(ELEM_BYTES));
+#endif
+#endif
+  }
+  return word;
 }
 
 // The tile pass (REGION 5: two chunks per invocation, 6: four, each ROW_CHUNKS apart): like the row
 // pass, but the plain chunks are written first, all loads before the first store, and the others
 // are queued in shared memory and written after a barrier, each by four invocations, one 32-bit word
-// apiece (slow_word; measured on the H200 against one chunk per invocation: image rows 0.84x the
-// time for 1-byte elements, 0.92x for 2-byte). A subgroup's plain
+// apiece (word_sources and word_value; measured on the H200 against one chunk per invocation:
+// image rows 0.84x the time for 1-byte elements, 0.92x for 2-byte). A subgroup's plain
 // chunks then never wait for a slow path taken by one of its invocations, and the slow chunks run
 // side by side (measured on the H200: where most subgroups hold a slow chunk, rank-5 rows of 1- and
 // 2-byte elements, 0.6x the row pass's time). Each chunk is queued or written, never both; the
@@ -608,8 +619,24 @@ void tile_pass(uint g, uint total, uint inner, uint row_dst, uint row_src) {
   [[unroll]] for (uint h = 0u; h < TILE_PER; ++h)
     if (plain[h]) dst[first + lid + h * ROW_CHUNKS] = v[h];
   barrier();
+  // The queued words, two per round per invocation, their loads in flight together (on the H200
+  // rank-5 rows of 2-byte elements 0.94-0.96x the time of one word per round, the others unchanged).
   const uint n = slow_count * 4u;
-  for (uint i = lid; i < n; i += ROW_CHUNKS) slow_word(slow_list[i >> 2], i & 3u, r0, rows, inner, row_dst, row_src);
+  for (uint i = lid; i < n; i += 2u * ROW_CHUNKS) {
+    const uint i1 = i + ROW_CHUNKS;
+    const uint q0 = slow_list[i >> 2];
+    const uint q1 = i1 < n ? slow_list[i1 >> 2] : 0u;
+    const WordSources s0 = word_sources(q0, i & 3u, r0, rows, inner, row_dst, row_src);
+    WordSources s1;
+    s1.pasts = (1u << WORD_ELEMS) - 1u;  // none
+    s1.fills = 0u;
+    [[unroll]] for (uint j = 0u; j < WORD_ELEMS; ++j) s1.at[j] = 0u;
+    if (i1 < n) s1 = word_sources(q1, i1 & 3u, r0, rows, inner, row_dst, row_src);
+    const uint w0 = word_value(i & 3u, s0);
+    const uint w1 = word_value(i1 & 3u, s1);
+    dst_w[q0 * 4u + (i & 3u)] = w0;
+    if (i1 < n) dst_w[q1 * 4u + (i1 & 3u)] = w1;
+  }
 }
 
 void main() {
