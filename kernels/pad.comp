@@ -21,8 +21,8 @@ layout(set = 0, binding = 0, std430) readonly buffer Src { uint src[]; };
 // The same source seen as 16-byte chunks, for the fast path.
 layout(set = 0, binding = 0, std430) readonly buffer Src4 { uvec4 src4[]; };
 layout(set = 0, binding = 1, std430) writeonly buffer Dst { uvec4 dst[]; };
-// The same destination seen as 32-bit words, for the tile pass's slow chunks (one word per
-// invocation; no two invocations write one word).
+// The same destination seen as 32-bit words, for the tile pass's queued chunks (each word is
+// written by one invocation).
 layout(set = 0, binding = 1, std430) writeonly buffer DstW { uint dst_w[]; };
 #include "window.glsl"
 layout(set = 0, binding = 2, std430) readonly buffer ShapeBuf { uint shape_buf[]; };
@@ -584,8 +584,9 @@ uint word_value(uint w, WordSources ws) {
 // The tile pass (REGION 5: two chunks per invocation, 6: four, each ROW_CHUNKS apart): like the row
 // pass, but the plain chunks are written first, all loads before the first store, and the others
 // are queued in shared memory and written after a barrier, each by four invocations, one 32-bit word
-// apiece (word_sources and word_value; measured on the H200 against one chunk per invocation:
-// image rows 0.84x the time for 1-byte elements, 0.92x for 2-byte). A subgroup's plain
+// apiece (word_sources and word_value; measured on the H200 against one chunk per invocation, with
+// the one word per round of f2e28e6: image rows 0.84x the time for 1-byte elements, 0.92x for
+// 2-byte; the two words per round that replaced it measured the same on image). A subgroup's plain
 // chunks then never wait for a slow path taken by one of its invocations, and the slow chunks run
 // side by side (measured on the H200: where most subgroups hold a slow chunk, rank-5 rows of 1- and
 // 2-byte elements, 0.6x the row pass's time). Each chunk is queued or written, never both; the
