@@ -520,16 +520,22 @@ struct WordSources {
   uint fills, pasts;
 };
 
-WordSources word_sources(uint q, uint w, uint r0, uint rows, uint inner, uint row_dst, uint row_src) {
+// No word: every element past the end, nothing read.
+WordSources no_word() {
   WordSources ws;
+  [[unroll]] for (uint j = 0u; j < WORD_ELEMS; ++j) ws.at[j] = 0u;
+  ws.fills = 0u;
+  ws.pasts = (1u << WORD_ELEMS) - 1u;
+  return ws;
+}
+
+WordSources word_sources(uint q, uint w, uint r0, uint rows, uint inner, uint row_dst, uint row_src) {
+  WordSources ws = no_word();
 #if ELEM_BYTES == 8
   uint e = q * 2u + (w >> 1);
 #else
   uint e = q * uint(CHUNK_ELEMS) + w * WORD_ELEMS;
 #endif
-  [[unroll]] for (uint j = 0u; j < WORD_ELEMS; ++j) ws.at[j] = 0u;
-  ws.fills = 0u;
-  ws.pasts = (1u << WORD_ELEMS) - 1u;
   if (e >= pc.n_dst) return ws;
   uint k, c;
   table_row(e, r0, inner, row_dst, k, c);
@@ -628,10 +634,7 @@ void tile_pass(uint g, uint total, uint inner, uint row_dst, uint row_src) {
     const uint q0 = slow_list[i >> 2];
     const uint q1 = i1 < n ? slow_list[i1 >> 2] : 0u;
     const WordSources s0 = word_sources(q0, i & 3u, r0, rows, inner, row_dst, row_src);
-    WordSources s1;
-    s1.pasts = (1u << WORD_ELEMS) - 1u;  // none
-    s1.fills = 0u;
-    [[unroll]] for (uint j = 0u; j < WORD_ELEMS; ++j) s1.at[j] = 0u;
+    WordSources s1 = no_word();
     if (i1 < n) s1 = word_sources(q1, i1 & 3u, r0, rows, inner, row_dst, row_src);
     const uint w0 = word_value(i & 3u, s0);
     const uint w1 = word_value(i1 & 3u, s1);

@@ -274,6 +274,14 @@ bool inner_single(uint ci0) {
   return !lo && !hi;
 }
 
+// Whether the chunk of grad_in elements e0 .. e0 + CHUNK - 1, from column ci0 of a row of n, lies in
+// that one row.
+bool in_one_row(uint e0, uint ci0, uint n) { return ci0 + CHUNK <= n && e0 + CHUNK <= pc.n_in; }
+
+// Whether a chunk inside one row (its outer axes with `terms` combinations, from column ci0) is a
+// copy: every element has one contributor, so the chunk is 16 consecutive grad_out bytes.
+bool is_copy(uint terms, uint ci0) { return terms == 1u && inner_single(ci0); }
+
 // Stores the CHUNK elements of one 16-byte chunk of grad_in.
 void store_chunk(uint q, BITS v[CHUNK]) {
 #if DTYPE == 0
@@ -411,24 +419,23 @@ void multi_row_chunk(uint q, uint ci0, Contributors oax[7], uint ostride[7], uin
 // Writes 16-byte chunk q of grad_in (CHUNK consecutive elements). When they lie in one row whose
 // outer axes have a single contributor (nearly always), the outer index math is done once for the
 // chunk; when in addition every element has one innermost contributor, the chunk is a copy of 16
-// grad_out bytes (one or two 16-byte loads and a funnel shift). `copy` says which chunks to write:
-// 0 any, 1 only copy chunks, 2 only the others.
-void write_chunk(uint q, uint copy) {
+// grad_out bytes (one or two 16-byte loads and a funnel shift), which the passes that leave copies
+// to the copy pass skip (`skip_copies`).
+void write_chunk(uint q, bool skip_copies) {
   const uint inner = pc.rank - 1u;
   const uint e0 = q * CHUNK;
   const uint n_inner = in_dim(inner);
   const uint row = div_in(e0, inner);
   const uint ci0 = e0 - row * n_inner;
-  if (ci0 + CHUNK <= n_inner && e0 + CHUNK <= pc.n_in) {
+  if (in_one_row(e0, ci0, n_inner)) {
     Contributors oax[7];
     uint ostride[7];
     uint outer_terms, first_off;
     outer_axes(row, oax, ostride, outer_terms, first_off);
-    if (outer_terms == 1u && inner_single(ci0)) {
-      if (copy != 2u) grad_in4[q] = load16((first_off + ci0 + left_pad(inner)) * BYTES);
+    if (is_copy(outer_terms, ci0)) {
+      if (!skip_copies) grad_in4[q] = load16((first_off + ci0 + left_pad(inner)) * BYTES);
       return;
     }
-    if (copy == 1u) return;
     if (outer_terms == 1u) {
       single_row_chunk(q, first_off, ci0);
     } else {
@@ -436,7 +443,6 @@ void write_chunk(uint q, uint copy) {
     }
     return;
   }
-  if (copy == 1u) return;
   BITS v[CHUNK];
   [[unroll]] for (uint k = 0u; k < CHUNK; ++k) v[k] = e0 + k < pc.n_in ? gather(e0 + k) : BITS(0u);
   store_chunk(q, v);
@@ -550,11 +556,11 @@ void tile_pass(uint g) {
       const uint e0 = q * CHUNK;
       const uint row = div_in(e0, inner);
       const uint ci0 = e0 - row * n;
-      const bool one_row = ci0 + CHUNK <= n && e0 + CHUNK <= pc.n_in && tile_terms[row - r0] == 1u;
-      if (one_row && inner_single(ci0)) {
+      const uint terms = in_one_row(e0, ci0, n) ? tile_terms[row - r0] : 0u;  // 0: across a row end
+      if (is_copy(terms, ci0)) {
         v[h] = load16((tile_first[row - r0] + ci0 + left_pad(inner)) * BYTES);
         plain[h] = true;
-      } else if (one_row) {
+      } else if (terms == 1u) {
         tile_queue[atomicAdd(tile_count[0], 1u)] = q;
       } else {
         tile_queue[TILE_QUEUE - 1u - atomicAdd(tile_count[1], 1u)] = q;
@@ -573,7 +579,7 @@ void tile_pass(uint g) {
       const uint row = div_in(e0, inner);
       single_row_chunk(q, tile_first[row - r0], e0 - row * n);
     } else {
-      write_chunk(tile_queue[TILE_QUEUE - 1u - (i - front)], 0u);
+      write_chunk(tile_queue[TILE_QUEUE - 1u - (i - front)], false);
     }
   }
 }
@@ -606,8 +612,7 @@ bool edge_chunk(uint r, uint s, out uint k) {
 
 // The copy pass (REGION 1): four chunks 32 apart per invocation, so that each store of a warp is
 // one contiguous run, all loads before the first store, the outer axes looked up once per row;
-// only the copy chunks (inside one row with a single outer contributor, every element its one
-// innermost contributor), which write_chunk(q, 1) would write.
+// only the copy chunks (is_copy), which the edge and multi-row passes skip.
 void copy_four(uint g) {
   const uint inner = pc.rank - 1u;
   const uint n = in_dim(inner);
@@ -625,12 +630,12 @@ void copy_four(uint g) {
     const uint ci0 = e0 - row * n;
     w[k] = false;
     v[k] = uvec4(0u);
-    if (q < total && ci0 + CHUNK <= n && e0 + CHUNK <= pc.n_in) {
+    if (q < total && in_one_row(e0, ci0, n)) {
       if (row != looked_up) {
         looked_up = row;
         terms = row_outer(row, first_off);
       }
-      if (terms == 1u && inner_single(ci0)) {
+      if (is_copy(terms, ci0)) {
         v[k] = load16((first_off + ci0 + left) * BYTES);
         w[k] = true;
       }
@@ -665,7 +670,7 @@ void multi_row_pass(uint g) {
     const uint j = i / S;
     const uint r = multi_list[j];
     const uint k = (r * n + CHUNK - 1u) / CHUNK + (i - j * S);  // chunk i - j * S of row r
-    if (k < ((r + 1u) * n + CHUNK - 1u) / CHUNK) write_chunk(k, 2u);
+    if (k < ((r + 1u) * n + CHUNK - 1u) / CHUNK) write_chunk(k, true);
   }
 }
 
@@ -689,12 +694,12 @@ void main() {
     return;
   }
   if (REGION != 2u && REGION != 6u) {
-    write_chunk(g, 0u);
+    write_chunk(g, false);
     return;
   }
   // Pass 2: slot s of grad_in row r.
   const uint r = g / pc.slots;
   if (row_terms(r) > 1u) return;  // pass 3's
   uint k;
-  if (edge_chunk(r, g - r * pc.slots, k)) write_chunk(k, 2u);
+  if (edge_chunk(r, g - r * pc.slots, k)) write_chunk(k, true);
 }
