@@ -6,28 +6,29 @@
 float f16_to_f32(uint h) { return unpackHalf2x16(h & 0xFFFFu).x; }
 float bf16_to_f32(uint b) { return uintBitsToFloat((b & 0xFFFFu) << 16); }
 
+// Without branches: both roundings are computed and the result selected, so that the unrolled
+// callers (a chunk's CHUNK sums) do not run one divergent branch chain per element. Checked against
+// the branching form it replaced on all 2^32 inputs.
 uint f32_to_f16(float f) {
   const uint x = floatBitsToUint(f);
   const uint sign = (x >> 16) & 0x8000u;
-  uint m = x & 0x7FFFFFu;
-  const uint e = (x >> 23) & 0xFFu;
-  if (e == 0xFFu) return sign | 0x7C00u | (m != 0u ? 0x200u : 0u);
-  const int exp = int(e) - 112;  // re-biased for f16
-  if (exp >= 31) return sign | 0x7C00u;
-  if (exp <= 0) {  // f16 subnormal or zero: value = m' * 2^-24 with m' = M >> (14 - exp)
-    if (exp < -10) return sign;
-    m |= 0x800000u;
-    const uint shift = uint(14 - exp);
-    uint r = m >> shift;
-    const uint rem = m & ((1u << shift) - 1u);
-    const uint half_ulp = 1u << (shift - 1u);
-    if (rem > half_ulp || (rem == half_ulp && (r & 1u) != 0u)) r += 1u;
-    return sign | r;
-  }
-  uint r = (uint(exp) << 10) | (m >> 13);
-  const uint rem = m & 0x1FFFu;
-  if (rem > 0x1000u || (rem == 0x1000u && (r & 1u) != 0u)) r += 1u;  // a carry may reach infinity: correct
-  return sign | r;
+  const uint ax = x & 0x7FFFFFFFu;
+  const uint e = ax >> 23;
+  // Normal f16: re-bias the exponent by -112 (0xC8000000 modulo 2^32) and round to nearest even at
+  // bit 13; a carry out of the mantissa steps the exponent, up to infinity.
+  const uint normal = (ax + 0xC8000FFFu + ((ax >> 13) & 1u)) >> 13;
+  // Subnormal f16 or zero (e <= 112): the 24-bit significand shifted right by 126 - e (14 or more;
+  // 31 at most, which leaves 0 and a remainder under half), rounded to nearest even.
+  const uint m = (ax & 0x7FFFFFu) | 0x800000u;
+  const uint s = min(126u - min(e, 126u), 31u);
+  const uint r = m >> s;
+  const uint rem = m & ((1u << s) - 1u);
+  const uint half_ulp = 1u << (s - 1u);
+  const uint sub = r + ((rem > half_ulp || (rem == half_ulp && (r & 1u) != 0u)) ? 1u : 0u);
+  uint h = e <= 112u ? sub : normal;
+  h = ax >= 0x47800000u ? 0x7C00u : h;  // 2^16 and more, and infinity: infinity
+  h = ax > 0x7F800000u ? 0x7E00u : h;   // NaN: the quiet NaN
+  return sign | h;
 }
 
 uint f32_to_bf16(float f) {
