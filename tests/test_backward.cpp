@@ -353,6 +353,55 @@ TEST_P(Backward, NarrowInputGetsBothReflections) {
 INSTANTIATE_TEST_SUITE_P(Dtypes, Backward, ::testing::Values(DType::F32, DType::F64, DType::F16, DType::BF16),
                          [](const auto& info) { return std::string(name(info.param)); });
 
+TEST_F(GpuTest, DeterministicSumsRoundInEveryRange) {
+  // The f16 / bf16 / f32 sums are carried in f32 and the 16-bit ones rounded once, by integer code in
+  // the kernel. grad_out drawn from the bit patterns at the edges of each range: signed zeros, the
+  // smallest and largest subnormals, the smallest normal, 1 and its next value, half an ulp of 1
+  // (ties to even), the largest finite value of both signs (whose sums overflow to infinity) and
+  // +infinity (no -infinity, so no sum is NaN, whose sign is the device's own). Reflect and replicate
+  // sums of up to 12 terms must match the reference bit for bit: with f32 subnormals kept, or flushed
+  // to signed zeros on a device that flushes them (the contract leaves that to the device). f16 sums
+  // never hold an f32 subnormal (every one is a multiple of 2^-24), so for them the two agree.
+  struct Format {
+    DType dtype;
+    std::vector<std::uint32_t> bits;
+  };
+  const std::vector<Format> formats{
+      {DType::F16,
+       {0x0000, 0x8000, 0x0001, 0x8001, 0x03FF, 0x83FF, 0x0400, 0x3C00, 0x3C01, 0xBC00, 0x1000, 0x7BFF, 0xFBFF, 0x7C00}},
+      {DType::BF16,
+       {0x0000, 0x8000, 0x0001, 0x8001, 0x007F, 0x807F, 0x0080, 0x3F80, 0x3F81, 0xBF80, 0x3B80, 0x7F7F, 0xFF7F, 0x7F80}},
+      {DType::F32,
+       {0x00000000, 0x80000000, 0x00000001, 0x80000001, 0x007FFFFF, 0x807FFFFF, 0x00800000, 0x3F800000, 0x3F800001,
+        0xBF800000, 0x33800000, 0x7F7FFFFF, 0xFF7FFFFF, 0x7F800000}},
+  };
+  std::mt19937_64 rng(61);
+  for (const auto& f : formats)
+    for (auto mode : {PadMode::Reflect, PadMode::Replicate}) {
+      const PadSpec spec{mode, {1, 2}, {2, 3}};
+      HostTensor grad_out = HostTensor::zeros(f.dtype, {40, 13});
+      std::uniform_int_distribution<std::size_t> pick(0, f.bits.size() - 1);
+      for (std::size_t i = 0; i < grad_out.numel(); ++i) {
+        if (f.dtype == DType::F32)
+          grad_out.set<std::uint32_t>(i, f.bits[pick(rng)]);
+        else
+          grad_out.set<std::uint16_t>(i, static_cast<std::uint16_t>(f.bits[pick(rng)]));
+      }
+      const PadGeometry g = infer_pad_backward(grad_out.shape, spec);
+      const HostTensor got = ctx().download(pad_backward(ctx(), ctx().upload(grad_out), spec));
+      const auto kept = ref::pad_backward_sum(grad_out, g, ref::Subnormals::Keep).data;
+      const auto flushed = ref::pad_backward_sum(grad_out, g, ref::Subnormals::Flush).data;
+      if (f.dtype == DType::F16) {
+        EXPECT_EQ(kept, flushed) << "an f16 sum held an f32 subnormal";
+      } else {
+        EXPECT_NE(kept, flushed) << name(f.dtype) << ": the draw should hold sums that differ when flushed";
+      }
+      EXPECT_TRUE(got.data == kept || got.data == flushed)
+          << name(f.dtype) << (mode == PadMode::Reflect ? " reflect" : " replicate")
+          << ": neither the reference with f32 subnormals kept nor the one with them flushed";
+    }
+}
+
 // Accuracy of f16/bf16 backward against the exact (f64) sum: the deterministic kernel rounds once,
 // the atomic one on every add. Prints the figures the issue note records.
 TEST_F(GpuTest, NarrowDeterministicIsCloserToExactThanAtomic) {

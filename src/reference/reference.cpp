@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
 #include <cstring>
 #include <vector>
 
@@ -219,7 +220,7 @@ HostTensor pad_backward_const(const HostTensor& grad_out, const PadGeometry& g) 
   return grad_in;
 }
 
-HostTensor pad_backward_sum(const HostTensor& grad_out, const PadGeometry& g) {
+HostTensor pad_backward_sum(const HostTensor& grad_out, const PadGeometry& g, Subnormals f32) {
   if (g.mode == PadMode::Constant)
     fail(ErrorCode::InvalidArgument,
          "pad_backward_sum is for reflect/replicate; a constant pad's backward is "
@@ -244,9 +245,14 @@ HostTensor pad_backward_sum(const HostTensor& grad_out, const PadGeometry& g) {
       grad_in.set<double>(in_flat, acc);
       return;
     }
-    // f16/bf16/f32 accumulate in IEEE f32: plain float adds (SSE on x86-64, no contraction of adds).
-    float acc = static_cast<float>(widen(grad_out, static_cast<std::size_t>(out_flats[0])));
-    for (auto o : out_flats.subspan(1)) acc = acc + static_cast<float>(widen(grad_out, static_cast<std::size_t>(o)));
+    // f16/bf16/f32 accumulate in IEEE f32: plain float adds (SSE on x86-64, no contraction of adds),
+    // each operand and result flushed to a signed zero where asked.
+    const auto flush = [f32](float x) {
+      return f32 == Subnormals::Flush && std::fpclassify(x) == FP_SUBNORMAL ? std::copysign(0.0f, x) : x;
+    };
+    const auto term = [&](std::int64_t o) { return flush(static_cast<float>(widen(grad_out, static_cast<std::size_t>(o)))); };
+    float acc = term(out_flats[0]);
+    for (auto o : out_flats.subspan(1)) acc = flush(acc + term(o));
     switch (grad_out.dtype) {
       case DType::F32: grad_in.set<float>(in_flat, acc); break;
       case DType::F16:

@@ -28,7 +28,11 @@ HostTensor pad_backward_const(const HostTensor& grad_out, const PadGeometry& g);
 //   of those lists walked as an odometer (axis 0 outermost, last axis fastest); acc = acc + x from
 //   acc = the first term, in float for F16/BF16/F32 and in double for F64; F16/BF16 rounded (RNE)
 //   once at the end. A single contributor is copied bit for bit (-0.0 and NaN payloads included).
-HostTensor pad_backward_sum(const HostTensor& grad_out, const PadGeometry& g);
+// Subnormal f32 values in the F16/BF16/F32 sums are kept (IEEE), or, with Subnormals::Flush, taken
+// and given as zero of the same sign, the way a device that flushes f32 denormals adds (the H200's
+// driver does; lavapipe keeps them).
+enum class Subnormals { Keep, Flush };
+HostTensor pad_backward_sum(const HostTensor& grad_out, const PadGeometry& g, Subnormals f32 = Subnormals::Keep);
 
 // The same sums (any of the three modes, same order) carried in double and returned as F64, for
 // accuracy reports. Inputs are widened exactly.
