@@ -201,6 +201,16 @@ void add_run(inout precise ACC acc, uint off, Contributors c) {
 #endif
 }
 
+// r / c for a contributor count c: reflect lists hold 1 to 3 positions and r < 3^7 < 2^16, so a
+// shift or a multiply-high replaces the division ((r * 0xAAAB) >> 17 == r / 3 for every r < 2^16).
+uint div_count(uint r, uint c) {
+#if MODE == 1
+  return c == 3u ? (r * 0xAAABu) >> 17 : r >> (c - 1u);
+#else
+  return r / c;
+#endif
+}
+
 // Grad_in element e alone, in the fixed order: the Cartesian product of the per-axis lists, axis 0
 // outermost, last axis fastest.
 BITS gather(uint e) {
@@ -244,8 +254,9 @@ BITS gather(uint e) {
       if (uint(a) < pc.rank) {
         uint k = 0u;
         if (ax[a].count > 1u) {
-          k = r % ax[a].count;
-          r /= ax[a].count;
+          const uint q = div_count(r, ax[a].count);
+          k = r - q * ax[a].count;
+          r = q;
         }
         off += pos(ax[a], k) * stride[a];
       }
@@ -367,8 +378,9 @@ uint term_offset(uint t, Contributors oax[7], uint ostride[7]) {
     if (uint(a) < pc.rank - 1u) {
       uint k = 0u;
       if (oax[a].count > 1u) {
-        k = r % oax[a].count;
-        r /= oax[a].count;
+        const uint q = div_count(r, oax[a].count);
+        k = r - q * oax[a].count;
+        r = q;
       }
       off += pos(oax[a], k) * ostride[a];
     }
