@@ -18,11 +18,10 @@ uint f32_to_f16(float f) {
   // bit 13; a carry out of the mantissa steps the exponent, up to infinity.
   const uint normal = (ax + 0xC8000FFFu + ((ax >> 13) & 1u)) >> 13;
   // Subnormal f16 or zero (e <= 112): the 24-bit significand shifted right by 126 - e (14 or more;
-  // 31 at most, which leaves 0 and a remainder under half), rounded to nearest even. For e >= 126,
-  // s is 0 and half_ulp's shift count wraps: SPIR-V leaves that value undefined, and the select
-  // below discards it (those inputs take the normal path).
+  // 31 at most, which leaves 0 and a remainder under half), rounded to nearest even. Exponents
+  // above 112 take the normal path; they are clamped so that every shift count stays under 32.
   const uint m = (ax & 0x7FFFFFu) | 0x800000u;
-  const uint s = min(126u - min(e, 126u), 31u);
+  const uint s = min(126u - min(e, 112u), 31u);
   const uint r = m >> s;
   const uint rem = m & ((1u << s) - 1u);
   const uint half_ulp = 1u << (s - 1u);
