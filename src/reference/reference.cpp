@@ -250,7 +250,9 @@ HostTensor pad_backward_sum(const HostTensor& grad_out, const PadGeometry& g, Su
     const auto flush = [f32](float x) {
       return f32 == Subnormals::Flush && std::fpclassify(x) == FP_SUBNORMAL ? std::copysign(0.0f, x) : x;
     };
-    const auto term = [&](std::int64_t o) { return flush(static_cast<float>(widen(grad_out, static_cast<std::size_t>(o)))); };
+    const auto term = [&](std::int64_t o) {
+      return flush(static_cast<float>(widen(grad_out, static_cast<std::size_t>(o))));
+    };
     float acc = term(out_flats[0]);
     for (auto o : out_flats.subspan(1)) acc = flush(acc + term(o));
     switch (grad_out.dtype) {
