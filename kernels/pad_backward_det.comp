@@ -201,8 +201,9 @@ void add_run(inout precise ACC acc, uint off, Contributors c) {
 #endif
 }
 
-// r / c for a contributor count c: reflect lists hold 1 to 3 positions and r < 3^7 < 2^16, so a
-// shift or a multiply-high replaces the division ((r * 0xAAAB) >> 17 == r / 3 for every r < 2^16).
+// r / c for a contributor count c: reflect lists hold 1 to 3 positions and r < 3^8 < 2^16 (eight
+// axes at most), so a shift or a multiply-high replaces the division ((r * 0xAAAB) >> 17 == r / 3
+// for every r < 2^16).
 uint div_count(uint r, uint c) {
 #if MODE == 1
   return c == 3u ? (r * 0xAAABu) >> 17 : r >> (c - 1u);
