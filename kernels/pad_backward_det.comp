@@ -212,6 +212,15 @@ uint div_count(uint r, uint c) {
 #endif
 }
 
+// The next odometer digit of a combination number r over a list of c entries (r % c), leaving the
+// rest in r (r / c).
+uint next_digit(inout uint r, uint c) {
+  const uint q = div_count(r, c);
+  const uint k = r - q * c;
+  r = q;
+  return k;
+}
+
 // Grad_in element e alone, in the fixed order: the Cartesian product of the per-axis lists, axis 0
 // outermost, last axis fastest.
 BITS gather(uint e) {
@@ -254,11 +263,7 @@ BITS gather(uint e) {
     [[unroll]] for (int a = 7; a >= 0; --a) {
       if (uint(a) < pc.rank) {
         uint k = 0u;
-        if (ax[a].count > 1u) {
-          const uint q = div_count(r, ax[a].count);
-          k = r - q * ax[a].count;
-          r = q;
-        }
+        if (ax[a].count > 1u) k = next_digit(r, ax[a].count);
         off += pos(ax[a], k) * stride[a];
       }
     }
@@ -378,11 +383,7 @@ uint term_offset(uint t, Contributors oax[7], uint ostride[7]) {
   [[unroll]] for (int a = 6; a >= 0; --a) {
     if (uint(a) < pc.rank - 1u) {
       uint k = 0u;
-      if (oax[a].count > 1u) {
-        const uint q = div_count(r, oax[a].count);
-        k = r - q * oax[a].count;
-        r = q;
-      }
+      if (oax[a].count > 1u) k = next_digit(r, oax[a].count);
       off += pos(oax[a], k) * ostride[a];
     }
   }
