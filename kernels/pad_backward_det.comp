@@ -61,7 +61,9 @@ layout(push_constant) uniform Params {
 //  3: every chunk of the rows whose outer axes have several contributors (see multi_row_pass);
 //  4: the row pass (see row_pass), every chunk, for rows of whole chunks;
 //  5: the tile pass (see tile_pass), every chunk;
-//  6: pass 2 for replicate pads of 128 and more: the same chunks, summing LONG_RUN loads at a time.
+//  6: pass 2 for replicate pads of 128 and more: the same chunks, summing LONG_RUN loads at a time;
+//  7: the tile pass for rows of whole chunks, without the rows with several outer combinations,
+//     which pass 3 writes beside it.
 // Passes 1, 2 (or 6) and 3 write disjoint chunks (a chunk belongs to the row of its first element): no
 // barrier between them.
 
@@ -421,9 +423,34 @@ void multi_row_chunk(uint q, uint ci0, Contributors oax[7], uint ostride[7], uin
   [[unroll]] for (uint k = 0u; k < CHUNK; ++k) acc[k] = NEG_ZERO;
   // Outer combinations in odometer order; for each, every element adds its innermost
   // contributors: per element, exactly the order of the general product.
-  for (uint t = 0u; t < outer_terms; ++t) {
-    const uint off = term_offset(t, oax, ostride);
-    [[unroll]] for (uint k = 0u; k < CHUNK; ++k) add_run(acc[k], off, contributors(inner, ci0 + k));
+  if (REGION == 3u && MODE == 2 && CHUNK >= 4u) {
+    // Pass 3, replicate, 2- and 4-byte elements: a combination's direct contributors of the whole
+    // chunk are 16 consecutive grad_out bytes, one 16-byte load (or two and a funnel shift); only the
+    // elements with several innermost contributors (`ends`, at the row's ends) load theirs one by
+    // one. On the H200 (rank5, 2 rounds) 0.79-0.80x the time of an element load each on f16/bf16,
+    // 0.94x on f32; f64 (two elements a chunk) 1.02x and reflect 1.00-1.04x (80 registers instead
+    // of 64 on f16) keep the element loads; two or four combinations' loads in flight together took
+    // 1.03-1.36x.
+    uint ends = 0u;  // bit k: element k has several innermost contributors
+    [[unroll]] for (uint k = 0u; k < CHUNK; ++k)
+      if (contributors(inner, ci0 + k).count > 1u) ends |= 1u << k;
+    const uint direct = ci0 + left_pad(inner);
+    for (uint t = 0u; t < outer_terms; ++t) {
+      const uint off = term_offset(t, oax, ostride);
+      const uvec4 x = load16((off + direct) * BYTES);
+      [[unroll]] for (uint k = 0u; k < CHUNK; ++k) {
+        if ((ends & (1u << k)) != 0u) {
+          add_run(acc[k], off, contributors(inner, ci0 + k));
+        } else {
+          acc[k] += chunk_elem(x, k);
+        }
+      }
+    }
+  } else {
+    for (uint t = 0u; t < outer_terms; ++t) {
+      const uint off = term_offset(t, oax, ostride);
+      [[unroll]] for (uint k = 0u; k < CHUNK; ++k) add_run(acc[k], off, contributors(inner, ci0 + k));
+    }
   }
   BITS v[CHUNK];
   [[unroll]] for (uint k = 0u; k < CHUNK; ++k) v[k] = to_bits(acc[k]);
@@ -533,10 +560,13 @@ void row_pass(uint g) {
 // its copy chunks and queues the others: chunks whose sums stay in one row with a single outer
 // combination at the queue's front, the rest (several outer combinations, or across a row end) at
 // its back. After a barrier the queued chunks are written one per invocation, front first, so a
-// subgroup runs one kind of path, and the copy chunks never wait for a sum.
+// subgroup runs one kind of path, and the copy chunks never wait for a sum. REGION 7 is the same pass
+// for rows of whole chunks (no chunk crosses a row end) that leaves the rows with several outer
+// combinations, its queue's back, to pass 3.
 #define TILE_PER 2u
-const uint TILE_ROWS = REGION == 5u ? TILE_PER * ROW_LANES + 2u : 1u;  // rows of CHUNK elements or more
-const uint TILE_QUEUE = REGION == 5u ? TILE_PER * ROW_LANES : 1u;
+#define IS_TILE (REGION == 5u || REGION == 7u)
+const uint TILE_ROWS = IS_TILE ? TILE_PER * ROW_LANES + 2u : 1u;  // rows of CHUNK elements or more
+const uint TILE_QUEUE = IS_TILE ? TILE_PER * ROW_LANES : 1u;
 shared uint tile_first[TILE_ROWS];  // outer_axes' first_off
 shared uint tile_terms[TILE_ROWS];  // outer_axes' terms
 shared uint tile_queue[TILE_QUEUE];
@@ -571,7 +601,9 @@ void tile_pass(uint g) {
       const uint row = div_in(e0, inner);
       const uint ci0 = e0 - row * n;
       const uint terms = in_one_row(e0, ci0, n) ? tile_terms[row - r0] : 0u;  // 0: across a row end
-      if (is_copy(terms, ci0)) {
+      if (REGION == 7u && tile_terms[row - r0] > 1u) {
+        // pass 3's
+      } else if (is_copy(terms, ci0)) {
         v[h] = load16((tile_first[row - r0] + ci0 + left_pad(inner)) * BYTES);
         plain[h] = true;
       } else if (terms == 1u) {
@@ -592,7 +624,7 @@ void tile_pass(uint g) {
       const uint e0 = q * CHUNK;
       const uint row = div_in(e0, inner);
       single_row_chunk(q, tile_first[row - r0], e0 - row * n);
-    } else {
+    } else if (REGION != 7u) {  // REGION 7 queues nothing at its back: whole-chunk rows, multi rows to pass 3
       write_chunk(tile_queue[TILE_QUEUE - 1u - (i - front)], false);
     }
   }
@@ -661,8 +693,9 @@ void copy_four(uint g) {
 
 // The multi-row pass (REGION 3): each workgroup takes G = `slots` (<= 256) consecutive grad_in
 // rows. One invocation per row looks up its outer axes; the rows with several outer combinations
-// (a few in a hundred where the wrapper splits the passes) are listed in shared memory, and after a
-// barrier the workgroup writes every chunk that starts in them, spread over all its invocations.
+// (a few in a hundred where the wrapper splits the passes, about one in eight beside REGION 7 on the
+// benchmarks' rank-5 shape) are listed in shared memory, and after a barrier the workgroup writes
+// every chunk that starts in them, spread over all its invocations.
 const uint MULTI_LIST = REGION == 3u ? ROW_LANES : 1u;
 shared uint multi_list[MULTI_LIST];
 shared uint multi_count;
@@ -694,7 +727,7 @@ void main() {
     row_pass(g);
     return;
   }
-  if (REGION == 5u) {  // the tile pass: no early return before its barriers
+  if (IS_TILE) {  // the tile pass: no early return before its barriers
     tile_pass(g);
     return;
   }

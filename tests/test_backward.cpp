@@ -215,19 +215,25 @@ TEST_P(Backward, DeterministicRowPassGeometries) {
 
 TEST_P(Backward, DeterministicTilePassGeometries) {
   // grad_in of 4 MiB and more where over 5% of the rows have several outer contributors and rows hold
-  // a chunk or more takes the tile pass (reflect; replicate on 4- and 8-byte elements): copy chunks
-  // at once, the others queued in shared memory. Rows of 61 elements (chunks across row ends, at
-  // the queue's back) and of 64 (whole chunks), outer pads on two axes (rows with up to 9 outer
-  // combinations), workgroups of 512 chunks crossing rows. New tensors start as 0xA5 bytes, so a
-  // chunk neither stored nor queued shows.
+  // a chunk or more takes the tile pass: copy chunks at once, the others queued in shared memory.
+  // Rows of 61 elements (chunks across row ends, at the queue's back; reflect, and replicate on 4-
+  // and 8-byte elements) take it whole. Rows of whole chunks leave the rows with several outer
+  // combinations to the multi-row pass beside it: rows of one chunk (256 rows per workgroup), of 64
+  // elements, and of 130 chunks (128 rows per workgroup). Outer pads on two axes (rows with up to 9
+  // outer combinations), workgroups of 512 chunks crossing rows. New tensors start as 0xA5 bytes, so
+  // a chunk no pass writes shows.
   Context& poisoned = poisoned_context();
   const DType dtype = GetParam();
+  const std::int64_t chunk = 16 / static_cast<std::int64_t>(byte_width(dtype));
   const std::int64_t elements = (std::int64_t{4} << 20) / static_cast<std::int64_t>(byte_width(dtype));
   struct Geometry {
     std::int64_t n;
     std::vector<std::int64_t> left, right;
   };
-  const std::vector<Geometry> geometries{{61, {0, 2, 1, 3}, {0, 1, 2, 2}}, {64, {0, 0, 3, 1}, {0, 2, 2, 1}}};
+  const std::vector<Geometry> geometries{{61, {0, 2, 1, 3}, {0, 1, 2, 2}},
+                                         {64, {0, 0, 3, 1}, {0, 2, 2, 1}},
+                                         {chunk, {0, 2, 1, 1}, {0, 1, 2, 1}},
+                                         {130 * chunk, {0, 0, 2, 3}, {0, 0, 1, 2}}};
   std::mt19937_64 rng(43);
   for (auto mode : {PadMode::Reflect, PadMode::Replicate})
     for (const auto& g : geometries)

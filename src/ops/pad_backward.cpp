@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <limits>
+#include <span>
+#include <string>
 
 #include "fvk/error.hpp"
 #include "ops/launch.hpp"
@@ -37,14 +39,17 @@ std::uint64_t max_contributors(const PadGeometry& g, std::size_t a) {
 // column order) the row pass took 1.02-1.79x the one pass's time, so larger tensors keep that.
 //
 // Tensors of 4 MiB and more that are not split, with rows of a chunk or more, take the tile pass
-// instead of the one pass (not replicate on 2-byte elements): each workgroup writes 512 consecutive
-// chunks, the copy chunks at once and the others from a queue in shared memory (see det_passes).
+// instead of the one pass: each workgroup writes 512 consecutive chunks, the copy chunks at once and
+// the others from a queue in shared memory. Where the rows are whole chunks and some have several
+// outer contributors, those rows go to the multi-row pass and the tile pass skips them (see
+// det_passes).
 struct DetPasses {
   bool split = false;             // copy + edge (+ multi-row) passes instead of one
   bool multi_row = false;         // with the multi-row pass
   std::uint64_t slots = 0;        // edge pass: invocations per grad_in row
   bool row_pass = false;          // the row pass instead of the one pass
   bool tile = false;              // the tile pass instead of the others
+  bool tile_multi = false;        // the tile pass without the multi-contributor rows + the multi-row pass
   bool long_runs = false;         // the edge pass's build for replicate pads of 128 and more
   std::uint64_t row_chunks = 0;   // row pass: chunks per grad_in row
   std::uint64_t multi_group = 0;  // multi-row pass: grad_in rows per workgroup of 256 invocations
@@ -95,11 +100,6 @@ DetPasses det_passes(const PadGeometry& g, DType dtype, bool always_split) {
   p.multi_row = p.split && single_rows < 1;
   p.row_chunks = n / chunk;
   p.row_pass = !p.split && !large && n % chunk == 0 && p.row_chunks <= 256;  // n >= 1, so R >= 1
-  // Large tensors not split (more than 5% of rows with several outer contributors) whose rows hold a
-  // chunk or more: the tile pass, except replicate on 2-byte elements (measured on the H200 against
-  // the one pass, rank5: reflect 0.80-0.91x the time, replicate f32 0.94x, f64 0.98x, f16/bf16
-  // 1.12-1.16x; on the split sets image and audio the tile pass took 1.03-1.44x their passes' time).
-  p.tile = large && !p.split && n >= chunk && (g.mode == PadMode::Reflect || byte_width(dtype) >= 4);
   // Replicate pads of 128 and more on the innermost axis: the edge pass sums its long runs with 128
   // loads in flight (64 for 8-byte elements) instead of 32. On the H200 (audio, pads of 512): f32
   // 0.89x the time, f64 0.93x, f16/bf16 0.96-1.01x (their time goes to widening each term).
@@ -114,21 +114,50 @@ DetPasses det_passes(const PadGeometry& g, DType dtype, bool always_split) {
   p.multi_group = 256;
   while (p.multi_group > 8 && p.multi_group * s > 256 * 128) p.multi_group /= 2;
   if ((p.multi_group * s + 255) / 256 * (iterations_per_chunk(g, dtype) + 1) > 65535) p.multi_group = 8;
+  // Large tensors not split (more than 5% of rows with several outer contributors) whose rows hold a
+  // chunk or more: the tile pass, alone not for replicate on 2-byte elements. Measured on the H200
+  // against the one pass, rank5: reflect 0.80-0.91x the time, replicate f32 0.94x, f64 0.98x,
+  // f16/bf16 1.12-1.16x; on the split sets image and audio the tile pass took 1.03-1.44x their
+  // passes' time.
+  //
+  // Where the rows are whole chunks (no chunk crosses a row end) and some rows have several outer
+  // contributors, the tile pass leaves those rows' chunks to the multi-row pass (G = multi_group rows
+  // per workgroup) instead of queueing them behind the single-row sums: on rank5 that queue took
+  // about half of the tile pass's time. The pair against the tile pass (replicate f16/bf16: the one
+  // pass), 3 rounds on the H200: rank5 0.69-0.78x the time on all 8 rows (G = 256; an earlier build
+  // measured G = 64 at 0.70-1.02x, G = 16 at 0.96-1.61x); so G >= 64 (rows of up to 512 chunks whose
+  // sums fit the loop limit). Summing the pass-3 chunks with a 16-byte load per combination instead
+  // took 0.80-1.03x (and 1.01-1.03x on image's pass 3), so the element loads stay.
+  const bool tile_shape = large && !p.split && n >= chunk;
+  p.tile_multi = tile_shape && n % chunk == 0 && single_rows < 1 && p.multi_group >= 64;
+  p.tile = tile_shape && !p.tile_multi && (g.mode == PadMode::Reflect || byte_width(dtype) >= 4);
   return p;
 }
 
 // An estimate, meant as an upper bound, of the loop iterations one invocation of
 // pad_backward_det.comp runs (any pass) on the coalesced geometry: iterations_per_chunk per chunk it
-// writes (the multi-row pass: up to ceil(G * row chunks / 256)).
+// writes (the multi-row pass: up to ceil(G * row chunks / 256); the tile pass: 2).
 std::uint64_t loop_iterations_coalesced(const PadGeometry& g, DType dtype, bool always_split) {
   const std::uint64_t chunk = 16 / byte_width(dtype);
   const auto n = static_cast<std::uint64_t>(g.in.back());
   const std::uint64_t row_chunks = (n + chunk - 1) / chunk;
   const DetPasses passes = det_passes(g, dtype, always_split);
-  const std::uint64_t chunks_per_invocation = passes.multi_row ? (passes.multi_group * row_chunks + 255) / 256
-                                              : passes.tile    ? 2
-                                                               : 1;
+  const std::uint64_t multi = passes.multi_row || passes.tile_multi ? (passes.multi_group * row_chunks + 255) / 256 : 1;
+  const std::uint64_t chunks_per_invocation = std::max<std::uint64_t>(multi, passes.tile || passes.tile_multi ? 2 : 1);
   return chunks_per_invocation * (iterations_per_chunk(g, dtype) + 1);
+}
+
+// pad_backward_det.comp's multi-row pass (REGION 3): the chunks of the rows with several outer
+// contributors, G = multi_group rows per workgroup of 256 invocations. It writes chunks no other pass
+// writes: no barrier around it.
+void record_multi_row_pass(rt::Stream& stream, const std::string& kernel_name,
+                           std::span<const rt::BufferRange> bindings, const DetPasses& passes, std::uint64_t n_in,
+                           std::uint64_t n, std::uint32_t rank) {
+  constexpr std::uint32_t kMultiRowPass = 3;
+  const std::uint64_t invocations = grouped_invocations(n_in / n, passes.multi_group);
+  const PadPush multi{static_cast<std::uint32_t>(invocations), static_cast<std::uint32_t>(n_in), rank,
+                      static_cast<std::uint32_t>(passes.multi_group), 0};
+  stream.dispatch(stream.device().kernel(kernel_name, kMultiRowPass), bindings, bytes_of(multi), invocations);
 }
 
 }  // namespace
@@ -234,8 +263,8 @@ void record_pad_backward(rt::Stream& stream, const PadGeometry& geometry, DType 
     const auto n = static_cast<std::uint64_t>(g.in.back());
     const DetPasses passes = det_passes(g, dtype, stream.device().always_split_passes());
     // pad_backward_det.comp's passes (its specialization constant REGION).
-    constexpr std::uint32_t kOnePass = 0, kCopyPass = 1, kEdgePass = 2, kMultiRowPass = 3, kRowPass = 4, kTilePass = 5,
-                            kLongEdgePass = 6;
+    constexpr std::uint32_t kOnePass = 0, kCopyPass = 1, kEdgePass = 2, kRowPass = 4, kTilePass = 5, kLongEdgePass = 6,
+                            kTileSingleRows = 7;
     auto& device = stream.device();
     const PadPush push{static_cast<std::uint32_t>(chunks), static_cast<std::uint32_t>(n_in), rank, 0, 0};
     if (passes.row_pass) {  // 256 / R rows of R chunks per workgroup of 256 invocations
@@ -246,10 +275,12 @@ void record_pad_backward(rt::Stream& stream, const PadGeometry& geometry, DType 
       stream.dispatch(device.kernel(kernel_name, kRowPass), bindings, bytes_of(rows), invocations);
       return;
     }
-    if (passes.tile) {  // two chunks per invocation, 512 per workgroup
+    if (passes.tile || passes.tile_multi) {  // two chunks per invocation, 512 per workgroup
+      if (passes.tile_multi) record_multi_row_pass(stream, kernel_name, bindings, passes, n_in, n, rank);
       const std::uint64_t invocations = grouped_invocations(chunks, 512);
       const PadPush tile{static_cast<std::uint32_t>(invocations), static_cast<std::uint32_t>(n_in), rank, 0, 0};
-      stream.dispatch(device.kernel(kernel_name, kTilePass), bindings, bytes_of(tile), invocations);
+      stream.dispatch(device.kernel(kernel_name, passes.tile_multi ? kTileSingleRows : kTilePass), bindings,
+                      bytes_of(tile), invocations);
       return;
     }
     if (!passes.split) {
@@ -263,12 +294,7 @@ void record_pad_backward(rt::Stream& stream, const PadGeometry& geometry, DType 
                         static_cast<std::uint32_t>(passes.slots), 0};
     stream.dispatch(device.kernel(kernel_name, passes.long_runs ? kLongEdgePass : kEdgePass), bindings, bytes_of(edges),
                     edge_pass);
-    if (passes.multi_row) {
-      const std::uint64_t multi_pass = grouped_invocations(n_in / n, passes.multi_group);
-      const PadPush multi{static_cast<std::uint32_t>(multi_pass), static_cast<std::uint32_t>(n_in), rank,
-                          static_cast<std::uint32_t>(passes.multi_group), 0};
-      stream.dispatch(device.kernel(kernel_name, kMultiRowPass), bindings, bytes_of(multi), multi_pass);
-    }
+    if (passes.multi_row) record_multi_row_pass(stream, kernel_name, bindings, passes, n_in, n, rank);
     // The copy pass: four chunks 32 apart per invocation (on the H200 against one: image
     // 0.94-0.99x the time, audio 0.99-1.03x).
     const std::uint64_t copy_pass = four_apart_invocations(chunks);
