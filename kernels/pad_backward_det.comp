@@ -47,8 +47,7 @@ layout(push_constant) uniform Params {
   uint n_invocations;  // this pass's invocations (see main)
   uint n_in;           // grad_in elements
   uint rank;
-  uint slots;          // edge pass: invocations per grad_in row; row pass: chunks per grad_in row;
-                       // multi-row pass: grad_in rows per workgroup
+  uint slots;          // edge pass: invocations per grad_in row; row pass: chunks per grad_in row
   uint unused1;
 } pc;
 
@@ -691,34 +690,101 @@ void copy_four(uint g) {
     if (w[k]) grad_in4[q0 + 32u * k] = v[k];
 }
 
-// The multi-row pass (REGION 3): each workgroup takes G = `slots` (<= 256) consecutive grad_in
-// rows. One invocation per row looks up its outer axes; the rows with several outer combinations
-// (a few in a hundred where the wrapper splits the passes, about one in eight beside REGION 7 on the
-// benchmarks' rank-5 shape) are listed in shared memory, and after a barrier the workgroup writes
-// every chunk that starts in them, spread over all its invocations.
-const uint MULTI_LIST = REGION == 3u ? ROW_LANES : 1u;
-shared uint multi_list[MULTI_LIST];
-shared uint multi_count;
+// The multi-row pass (REGION 3): one invocation per chunk of the rows with several outer
+// combinations (a few in a hundred where the wrapper splits the passes, about one in eight beside
+// REGION 7 on the benchmarks' rank-5 shape). Those rows are numbered directly (multi_row), so every
+// invocation has one chunk, however the rows cluster.
+//
+// On an outer axis, the coordinates with several contributors form at most two intervals (reflect:
+// 1..left and n-1-right..n-2; replicate: 0 and n-1), here made disjoint and sorted: [s1, s1 + l1)
+// before [s2, s2 + l2), an empty one starting at n.
+struct MultiCoords {
+  uint s1, l1, s2, l2;
+};
 
-void multi_row_pass(uint g) {
-  const uint lid = gl_LocalInvocationID.x;
-  const uint n = in_dim(pc.rank - 1u);
-  const uint rows = pc.n_in / n;
-  const uint G = pc.slots;
-  const uint r0 = (g - lid) / ROW_LANES * G;  // the workgroup's first row
-  if (r0 >= rows) return;                    // the whole workgroup: past grad_in
-  if (lid == 0u) multi_count = 0u;
-  barrier();
-  if (lid < G && r0 + lid < rows && row_terms(r0 + lid) > 1u) multi_list[atomicAdd(multi_count, 1u)] = r0 + lid;
-  barrier();
-  const uint S = (n + CHUNK - 1u) / CHUNK;  // no row has more chunks starting in it
-  const uint items = multi_count * S;
-  for (uint i = lid; i < items; i += ROW_LANES) {
-    const uint j = i / S;
-    const uint r = multi_list[j];
-    const uint k = (r * n + CHUNK - 1u) / CHUNK + (i - j * S);  // chunk i - j * S of row r
-    if (k < ((r + 1u) * n + CHUNK - 1u) / CHUNK) write_chunk(k, true);
+MultiCoords multi_coords(uint a) {
+  const uint n = in_dim(a);
+  const uint left = left_pad(a);
+  const uint right = out_dim(a) - n - left;
+  MultiCoords m;
+#if MODE == 1
+  m.s1 = 1u;
+  m.l1 = left;  // left <= n - 1
+  m.s2 = n - 1u - right;
+  m.l2 = right;  // right <= n - 1
+#else
+  m.s1 = 0u;
+  m.l1 = left > 0u ? 1u : 0u;
+  m.s2 = n - 1u;
+  m.l2 = right > 0u ? 1u : 0u;
+#endif
+  if (m.l1 == 0u) {
+    m.s1 = m.s2;
+    m.l1 = m.l2;
+    m.l2 = 0u;
   }
+  if (m.l2 > 0u && m.s2 <= m.s1 + m.l1) {  // overlapping or touching: one interval
+    const uint e = max(m.s1 + m.l1, m.s2 + m.l2);
+    m.s1 = min(m.s1, m.s2);
+    m.l1 = e - m.s1;
+    m.l2 = 0u;
+  }
+  if (m.l1 == 0u) m.s1 = n;
+  if (m.l2 == 0u) m.s2 = n;
+  return m;
+}
+
+// The k-th coordinate with one contributor on an axis whose others are `m`.
+uint single_coord(MultiCoords m, uint k) {
+  uint c = k;
+  if (c >= m.s1) c += m.l1;
+  if (c >= m.s2) c += m.l2;
+  return c;
+}
+
+// Grad_in row j of those with several outer combinations, grouped by their outermost axis a with
+// several contributors (axes before a single, a's coordinate among its multi ones, the axes after
+// it anything), ascending within each group. j is below their number (the wrapper counts them).
+uint multi_row(uint j) {
+  const uint inner = pc.rank - 1u;
+  uint singles_before = 1u;  // rows' combinations of single coordinates on the axes before a
+  for (uint a = 0u; a < inner; ++a) {
+    const MultiCoords m = multi_coords(a);
+    const uint multi = m.l1 + m.l2;
+    uint after = 1u;  // grad_in rows per coordinate of axis a
+    for (uint b = a + 1u; b < inner; ++b) after *= in_dim(b);
+    const uint count = singles_before * multi * after;
+    if (j < count) {
+      uint q = j / after;
+      uint row = j - q * after;  // the axes after a, row-major as in grad_in
+      const uint k = q % multi;
+      q /= multi;
+      row += (k < m.l1 ? m.s1 + k : m.s2 + (k - m.l1)) * after;
+      uint stride = after * in_dim(a);
+      for (uint b = a; b > 0u; --b) {
+        const MultiCoords mb = multi_coords(b - 1u);
+        const uint singles = in_dim(b - 1u) - mb.l1 - mb.l2;
+        const uint kb = q % singles;
+        q /= singles;
+        row += single_coord(mb, kb) * stride;
+        stride *= in_dim(b - 1u);
+      }
+      return row;
+    }
+    j -= count;
+    singles_before *= in_dim(a) - multi;
+  }
+  return 0u;  // not reached: the wrapper dispatches S invocations per such row
+}
+
+// Invocation g writes chunk g % S of multi row g / S (S: chunks that can start in a row).
+void multi_row_pass(uint g) {
+  const uint n = in_dim(pc.rank - 1u);
+  const uint S = (n + CHUNK - 1u) / CHUNK;
+  const uint j = g / S;
+  const uint r = multi_row(j);
+  const uint k = (r * n + CHUNK - 1u) / CHUNK + (g - j * S);
+  if (k < ((r + 1u) * n + CHUNK - 1u) / CHUNK) write_chunk(k, true);
 }
 
 void main() {
@@ -731,11 +797,11 @@ void main() {
     tile_pass(g);
     return;
   }
-  if (REGION == 3u) {  // the multi-row pass: no early return before its barriers
+  if (g >= pc.n_invocations) return;
+  if (REGION == 3u) {
     multi_row_pass(g);
     return;
   }
-  if (g >= pc.n_invocations) return;
   if (REGION == 1u) {
     copy_four(g);
     return;

@@ -218,10 +218,11 @@ TEST_P(Backward, DeterministicTilePassGeometries) {
   // a chunk or more takes the tile pass: copy chunks at once, the others queued in shared memory.
   // Rows of 61 elements (chunks across row ends, at the queue's back; reflect, and replicate on 4-
   // and 8-byte elements) take it whole. Rows of whole chunks leave the rows with several outer
-  // combinations to the multi-row pass beside it: rows of one chunk (256 rows per workgroup), of 64
-  // elements, and of 130 chunks (128 rows per workgroup). Outer pads on two axes (rows with up to 9
-  // outer combinations), workgroups of 512 chunks crossing rows. New tensors start as 0xA5 bytes, so
-  // a chunk no pass writes shows.
+  // combinations to the multi-row pass beside it: rows of one chunk, of 64 elements and of 130
+  // chunks. Outer pads on two axes (rows with up to 9 outer combinations), workgroups of 512 chunks
+  // crossing rows, and pads of 15 on an outer axis of 16 (reflect: its two intervals of
+  // coordinates with several contributors overlap, so every row goes to the multi-row pass). New
+  // tensors start as 0xA5 bytes, so a chunk no pass writes shows.
   Context& poisoned = poisoned_context();
   const DType dtype = GetParam();
   const std::int64_t chunk = 16 / static_cast<std::int64_t>(byte_width(dtype));
@@ -233,7 +234,8 @@ TEST_P(Backward, DeterministicTilePassGeometries) {
   const std::vector<Geometry> geometries{{61, {0, 2, 1, 3}, {0, 1, 2, 2}},
                                          {64, {0, 0, 3, 1}, {0, 2, 2, 1}},
                                          {chunk, {0, 2, 1, 1}, {0, 1, 2, 1}},
-                                         {130 * chunk, {0, 0, 2, 3}, {0, 0, 1, 2}}};
+                                         {130 * chunk, {0, 0, 2, 3}, {0, 0, 1, 2}},
+                                         {64, {0, 15, 0, 1}, {0, 15, 1, 1}}};
   std::mt19937_64 rng(43);
   for (auto mode : {PadMode::Reflect, PadMode::Replicate})
     for (const auto& g : geometries)
@@ -242,13 +244,13 @@ TEST_P(Backward, DeterministicTilePassGeometries) {
   for (const auto& m : poisoned.validation_messages()) ADD_FAILURE() << "validation layer: " << m;
 }
 
-TEST_P(Backward, DeterministicMultiRowPassGroups) {
+TEST_P(Backward, DeterministicMultiRowPass) {
   // grad_in of 4 MiB and more with at most 5% of rows of several outer contributors is split; the
-  // third pass takes G rows per workgroup, lists those rows and shares their chunks. Its corners:
-  // runs of such rows longer than a workgroup's G (an outer pad on axis 0 of [50, R, n]: R
-  // consecutive rows, 4% of all), both modes; and replicate rows of 256 chunks with wide innermost
-  // pads, where G falls back to 8 so that one invocation's loops stay under 65535 iterations. New
-  // tensors start as 0xA5 bytes, so a chunk the pass skips shows.
+  // third pass numbers those rows directly and writes one chunk per invocation. Its corners: long
+  // runs of such rows (an outer pad on axis 0 of [50, R, n]: R consecutive rows, 4% of all), rows
+  // that are not whole chunks, both modes; and replicate rows of 256 chunks with wide innermost
+  // pads (long sums in every chunk at the rows' ends). New tensors start as 0xA5 bytes, so a chunk
+  // the pass skips shows.
   Context& poisoned = poisoned_context();
   const DType dtype = GetParam();
   const std::int64_t chunk = 16 / static_cast<std::int64_t>(byte_width(dtype));

@@ -28,7 +28,7 @@ std::uint64_t max_contributors(const PadGeometry& g, std::size_t a) {
 // more with rows of two chunks and more, where at most 5% of the rows have several contributors on
 // an outer axis, a copy pass over the chunks of single contributors, an edge pass of `slots`
 // invocations per grad_in row, and a pass over the rows with several outer contributors where
-// there are any (G rows per workgroup, see multi_group). On the H200: image (1.2% such rows)
+// there are any (one invocation per chunk of them). On the H200: image (1.2% such rows)
 // 21-62% -> 47-77% of copy with the passes; rank5 (12% such rows) measured 9-36% with them against
 // 16-38% with one pass, so the 5% limit stays.
 //
@@ -44,15 +44,14 @@ std::uint64_t max_contributors(const PadGeometry& g, std::size_t a) {
 // outer contributors, those rows go to the multi-row pass and the tile pass skips them (see
 // det_passes).
 struct DetPasses {
-  bool split = false;             // copy + edge (+ multi-row) passes instead of one
-  bool multi_row = false;         // with the multi-row pass
-  std::uint64_t slots = 0;        // edge pass: invocations per grad_in row
-  bool row_pass = false;          // the row pass instead of the one pass
-  bool tile = false;              // the tile pass instead of the others
-  bool tile_multi = false;        // the tile pass without the multi-contributor rows + the multi-row pass
-  bool long_runs = false;         // the edge pass's build for replicate pads of 128 and more
-  std::uint64_t row_chunks = 0;   // row pass: chunks per grad_in row
-  std::uint64_t multi_group = 0;  // multi-row pass: grad_in rows per workgroup of 256 invocations
+  bool split = false;            // copy + edge (+ multi-row) passes instead of one
+  bool multi_row = false;        // with the multi-row pass
+  std::uint64_t slots = 0;       // edge pass: invocations per grad_in row
+  bool row_pass = false;         // the row pass instead of the one pass
+  bool tile = false;             // the tile pass instead of the others
+  bool tile_multi = false;       // the tile pass without the multi-contributor rows + the multi-row pass
+  bool long_runs = false;        // the edge pass's build for replicate pads of 128 and more
+  std::uint64_t row_chunks = 0;  // row pass: chunks per grad_in row
 };
 
 // An estimate, meant as an upper bound, of the loop iterations of one chunk of
@@ -104,16 +103,6 @@ DetPasses det_passes(const PadGeometry& g, DType dtype, bool always_split) {
   // loads in flight (64 for 8-byte elements) instead of 32. On the H200 (audio, pads of 512): f32
   // 0.89x the time, f64 0.93x, f16/bf16 0.96-1.01x (their time goes to widening each term).
   p.long_runs = g.mode == PadMode::Replicate && std::max(left, right) >= 128;
-  // The multi-row pass: G rows per workgroup (a power of two from 8 to 256), so that each
-  // invocation writes at most 128 chunks where every row has several outer contributors (G * row
-  // chunks <= 256 * 128). On the H200 (image, 1.2% such rows) 0.82-0.94x the time of the previous
-  // 32 invocations per row, which G = 8 matches (0.94-1.01x). G = 8 where G chunks could loop past
-  // 65535 iterations in one invocation (lavapipe ends loops there): each invocation then writes at
-  // most ceil(row chunks / 32) chunks, as before.
-  const std::uint64_t s = (n + chunk - 1) / chunk;  // chunks that start in a row, at most
-  p.multi_group = 256;
-  while (p.multi_group > 8 && p.multi_group * s > 256 * 128) p.multi_group /= 2;
-  if ((p.multi_group * s + 255) / 256 * (iterations_per_chunk(g, dtype) + 1) > 65535) p.multi_group = 8;
   // Large tensors not split (more than 5% of rows with several outer contributors) whose rows hold a
   // chunk or more: the tile pass, alone not for replicate on 2-byte elements. Measured on the H200
   // against the one pass, rank5: reflect 0.80-0.91x the time, replicate f32 0.94x, f64 0.98x,
@@ -121,42 +110,56 @@ DetPasses det_passes(const PadGeometry& g, DType dtype, bool always_split) {
   // passes' time.
   //
   // Where the rows are whole chunks (no chunk crosses a row end) and some rows have several outer
-  // contributors, the tile pass leaves those rows' chunks to the multi-row pass (G = multi_group rows
-  // per workgroup) instead of queueing them behind the single-row sums: on rank5 that queue took
-  // about half of the tile pass's time. The pair against the tile pass (replicate f16/bf16: the one
-  // pass), 3 rounds on the H200: rank5 0.69-0.78x the time on all 8 rows (G = 256; an earlier build
-  // measured G = 64 at 0.70-1.02x, G = 16 at 0.96-1.61x); so G >= 64 (rows of up to 512 chunks whose
-  // sums fit the loop limit). Summing the pass-3 chunks with a 16-byte load per combination instead
-  // took 0.80-1.03x (and 1.01-1.03x on image's pass 3), so the element loads stay.
+  // contributors, the tile pass leaves those rows' chunks to the multi-row pass instead of queueing
+  // them behind the single-row sums: on rank5 that queue took about half of the tile pass's time.
+  // The pair against the tile pass (replicate f16/bf16: the one pass), 3 rounds on the H200: rank5
+  // 0.69-0.78x the time on all 8 rows (with the multi-row pass of 256 rows per workgroup that
+  // preceded the numbered one).
   const bool tile_shape = large && !p.split && n >= chunk;
-  p.tile_multi = tile_shape && n % chunk == 0 && single_rows < 1 && p.multi_group >= 64;
+  p.tile_multi = tile_shape && n % chunk == 0 && single_rows < 1;
   p.tile = tile_shape && !p.tile_multi && (g.mode == PadMode::Reflect || byte_width(dtype) >= 4);
   return p;
 }
 
 // An estimate, meant as an upper bound, of the loop iterations one invocation of
 // pad_backward_det.comp runs (any pass) on the coalesced geometry: iterations_per_chunk per chunk it
-// writes (the multi-row pass: up to ceil(G * row chunks / 256); the tile pass: 2).
+// writes (the tile pass: 2, the others 1).
 std::uint64_t loop_iterations_coalesced(const PadGeometry& g, DType dtype, bool always_split) {
-  const std::uint64_t chunk = 16 / byte_width(dtype);
-  const auto n = static_cast<std::uint64_t>(g.in.back());
-  const std::uint64_t row_chunks = (n + chunk - 1) / chunk;
   const DetPasses passes = det_passes(g, dtype, always_split);
-  const std::uint64_t multi = passes.multi_row || passes.tile_multi ? (passes.multi_group * row_chunks + 255) / 256 : 1;
-  const std::uint64_t chunks_per_invocation = std::max<std::uint64_t>(multi, passes.tile || passes.tile_multi ? 2 : 1);
+  const std::uint64_t chunks_per_invocation = passes.tile || passes.tile_multi ? 2 : 1;
   return chunks_per_invocation * (iterations_per_chunk(g, dtype) + 1);
 }
 
-// pad_backward_det.comp's multi-row pass (REGION 3): the chunks of the rows with several outer
-// contributors, G = multi_group rows per workgroup of 256 invocations. It writes chunks no other pass
-// writes: no barrier around it.
+// Grad_in rows with several outer contributor combinations: all rows but those whose coordinate on
+// every outer axis has one contributor. On an axis, the coordinates with several are reflect's
+// 1..left and n-1-right..n-2, replicate's 0 (left pad) and n-1 (right pad): two intervals, counted
+// once where they overlap (as pad_backward_det.comp's multi_coords).
+std::uint64_t multi_rows(const PadGeometry& g) {
+  std::uint64_t rows = 1, single_rows = 1;
+  for (std::size_t a = 0; a + 1 < g.in.size(); ++a) {
+    const auto n = static_cast<std::int64_t>(g.in[a]);
+    const std::int64_t left = g.left[a], right = g.right[a];
+    const bool reflect = g.mode == PadMode::Reflect;
+    const std::int64_t s1 = reflect ? 1 : 0, e1 = s1 + (reflect ? left : left > 0);
+    const std::int64_t s2 = reflect ? n - 1 - right : n - 1, e2 = s2 + (reflect ? right : right > 0);
+    const std::int64_t overlap = std::max<std::int64_t>(0, std::min(e1, e2) - std::max(s1, s2));
+    const std::int64_t multi = (e1 - s1) + (e2 - s2) - (e1 > s1 && e2 > s2 ? overlap : 0);
+    rows *= static_cast<std::uint64_t>(n);
+    single_rows *= static_cast<std::uint64_t>(n - multi);
+  }
+  return rows - single_rows;
+}
+
+// pad_backward_det.comp's multi-row pass (REGION 3): one invocation per chunk that can start in a
+// row with several outer contributors. It writes chunks no other pass writes: no barrier around it.
 void record_multi_row_pass(rt::Stream& stream, const std::string& kernel_name,
-                           std::span<const rt::BufferRange> bindings, const DetPasses& passes, std::uint64_t n_in,
-                           std::uint64_t n, std::uint32_t rank) {
+                           std::span<const rt::BufferRange> bindings, const PadGeometry& g, DType dtype,
+                           std::uint32_t rank) {
   constexpr std::uint32_t kMultiRowPass = 3;
-  const std::uint64_t invocations = grouped_invocations(n_in / n, passes.multi_group);
-  const PadPush multi{static_cast<std::uint32_t>(invocations), static_cast<std::uint32_t>(n_in), rank,
-                      static_cast<std::uint32_t>(passes.multi_group), 0};
+  const std::uint64_t chunk = 16 / byte_width(dtype);
+  const std::uint64_t invocations = multi_rows(g) * ((static_cast<std::uint64_t>(g.in.back()) + chunk - 1) / chunk);
+  if (invocations == 0) return;
+  const PadPush multi{static_cast<std::uint32_t>(invocations), static_cast<std::uint32_t>(numel(g.in)), rank, 0, 0};
   stream.dispatch(stream.device().kernel(kernel_name, kMultiRowPass), bindings, bytes_of(multi), invocations);
 }
 
@@ -276,7 +279,7 @@ void record_pad_backward(rt::Stream& stream, const PadGeometry& geometry, DType 
       return;
     }
     if (passes.tile || passes.tile_multi) {  // two chunks per invocation, 512 per workgroup
-      if (passes.tile_multi) record_multi_row_pass(stream, kernel_name, bindings, passes, n_in, n, rank);
+      if (passes.tile_multi) record_multi_row_pass(stream, kernel_name, bindings, g, dtype, rank);
       const std::uint64_t invocations = grouped_invocations(chunks, 512);
       const PadPush tile{static_cast<std::uint32_t>(invocations), static_cast<std::uint32_t>(n_in), rank, 0, 0};
       stream.dispatch(device.kernel(kernel_name, passes.tile_multi ? kTileSingleRows : kTilePass), bindings,
@@ -294,7 +297,7 @@ void record_pad_backward(rt::Stream& stream, const PadGeometry& geometry, DType 
                         static_cast<std::uint32_t>(passes.slots), 0};
     stream.dispatch(device.kernel(kernel_name, passes.long_runs ? kLongEdgePass : kEdgePass), bindings, bytes_of(edges),
                     edge_pass);
-    if (passes.multi_row) record_multi_row_pass(stream, kernel_name, bindings, passes, n_in, n, rank);
+    if (passes.multi_row) record_multi_row_pass(stream, kernel_name, bindings, g, dtype, rank);
     // The copy pass: four chunks 32 apart per invocation (on the H200 against one: image
     // 0.94-0.99x the time, audio 0.99-1.03x).
     const std::uint64_t copy_pass = four_apart_invocations(chunks);
