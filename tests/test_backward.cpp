@@ -248,9 +248,11 @@ TEST_P(Backward, DeterministicMultiRowPass) {
   // grad_in of 4 MiB and more with at most 5% of rows of several outer contributors is split; the
   // third pass numbers those rows directly and writes one chunk per invocation. Its corners: long
   // runs of such rows (an outer pad on axis 0 of [50, R, n]: R consecutive rows, 4% of all), rows
-  // that are not whole chunks, both modes; and replicate rows of 256 chunks with wide innermost
-  // pads (long sums in every chunk at the rows' ends). New tensors start as 0xA5 bytes, so a chunk
-  // the pass skips shows.
+  // that are not whole chunks, both modes; replicate rows of 256 chunks with wide innermost pads
+  // (long sums in every chunk at the rows' ends); and, beside the tile pass, a replicate outer axis
+  // of one element with both pads (its two coordinates with several contributors are one, so every
+  // row is counted once and goes to this pass). New tensors start as 0xA5 bytes, so a chunk the
+  // pass skips shows.
   Context& poisoned = poisoned_context();
   const DType dtype = GetParam();
   const std::int64_t chunk = 16 / static_cast<std::int64_t>(byte_width(dtype));
@@ -266,6 +268,7 @@ TEST_P(Backward, DeterministicMultiRowPass) {
       {PadMode::Reflect, {50, 300, short_row}, {1, 0, 3}, {1, 0, 2}},
       {PadMode::Replicate, {50, 300, short_row}, {1, 0, 3}, {1, 0, 2}},
       {PadMode::Replicate, {50, elements / (50 * long_row) + 1, long_row}, {1, 0, 20}, {1, 0, 20}},
+      {PadMode::Replicate, {elements / (16 * 64) + 1, 1, 16, 64}, {0, 2, 0, 1}, {0, 1, 0, 1}},
   };
   std::mt19937_64 rng(53);
   for (const auto& c : cases) expect_det_matches_reference(poisoned, dtype, c.in, {c.mode, c.left, c.right}, rng);
