@@ -64,7 +64,7 @@ layout(push_constant) uniform Params {
 //  7: the tile pass for rows of whole chunks, without the rows with several outer combinations,
 //     which pass 3 writes beside it.
 // Passes 1, 2 (or 6) and 3 write disjoint chunks (a chunk belongs to the row of its first element): no
-// barrier between them.
+// barrier between them; nor between passes 7 and 3.
 
 uint in_dim(uint a) { return shape_buf[a]; }
 uint out_dim(uint a) { return shape_buf[pc.rank + a]; }

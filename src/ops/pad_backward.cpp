@@ -123,7 +123,8 @@ DetPasses det_passes(const PadGeometry& g, DType dtype, bool always_split) {
 
 // An estimate, meant as an upper bound, of the loop iterations one invocation of
 // pad_backward_det.comp runs (any pass) on the coalesced geometry: iterations_per_chunk per chunk it
-// writes (the tile pass: 2, the others 1).
+// writes (the tile pass: 2, the others 1). Its constant 64 also covers the multi-row pass's
+// numbering of its row (its loops over the axes: under 40 iterations at rank 8).
 std::uint64_t loop_iterations_coalesced(const PadGeometry& g, DType dtype, bool always_split) {
   const DetPasses passes = det_passes(g, dtype, always_split);
   const std::uint64_t chunks_per_invocation = passes.tile || passes.tile_multi ? 2 : 1;
