@@ -143,8 +143,8 @@ std::uint64_t multi_rows(const PadGeometry& g) {
     const bool reflect = g.mode == PadMode::Reflect;
     const std::int64_t s1 = reflect ? 1 : 0, e1 = s1 + (reflect ? left : left > 0);
     const std::int64_t s2 = reflect ? n - 1 - right : n - 1, e2 = s2 + (reflect ? right : right > 0);
-    const std::int64_t overlap = std::max<std::int64_t>(0, std::min(e1, e2) - std::max(s1, s2));
-    const std::int64_t multi = (e1 - s1) + (e2 - s2) - (e1 > s1 && e2 > s2 ? overlap : 0);
+    const std::int64_t overlap = std::max<std::int64_t>(0, std::min(e1, e2) - std::max(s1, s2));  // 0 if one is empty
+    const std::int64_t multi = (e1 - s1) + (e2 - s2) - overlap;
     rows *= static_cast<std::uint64_t>(n);
     single_rows *= static_cast<std::uint64_t>(n - multi);
   }
