@@ -597,8 +597,14 @@ uint word_value(uint w, WordSources ws) {
 // side by side (measured on the H200: where most subgroups hold a slow chunk, rank-5 rows of 1- and
 // 2-byte elements, 0.6x the row pass's time). Each chunk is queued or written, never both; the
 // queue's order varies between runs, the bytes written do not.
+// 8-byte elements queue nothing: a chunk holds two elements, and each invocation writes its own
+// slow chunks after its plain ones (slow_chunk; no queue memory, no second barrier). Measured on the
+// H200 against the queue: rank-5 rows 0.95-0.97x the time; image rows of 8-byte elements take the
+// inner pass. Queueing words instead of chunks for 1- to 4-byte elements (the words inside a row's
+// data written at once, one atomic per queued word, 4 KiB more queue) took 1.6-3.2x the time.
 #define TILE_PER (REGION == 6u ? 4u : 2u)
-const uint SLOW_SLOTS = REGION == 5u ? 512u : (REGION == 6u ? 1024u : 1u);  // TILE_PER * ROW_CHUNKS
+#define TILE_QUEUE (ELEM_BYTES != 8)
+const uint SLOW_SLOTS = !TILE_QUEUE ? 1u : (REGION == 5u ? 512u : (REGION == 6u ? 1024u : 1u));  // TILE_PER * ROW_CHUNKS
 shared uint slow_list[SLOW_SLOTS];
 shared uint slow_count;
 
@@ -620,11 +626,20 @@ void tile_pass(uint g, uint total, uint inner, uint row_dst, uint row_src) {
       uint k, c;
       table_row(q * uint(CHUNK_ELEMS), r0, inner, row_dst, k, c);
       plain[h] = plain_chunk(q * uint(CHUNK_ELEMS), c, row_start[k], inner, row_dst, row_src, v[h]);
+#if TILE_QUEUE
       if (!plain[h]) slow_list[atomicAdd(slow_count, 1u)] = q;
+#endif
     }
   }
   [[unroll]] for (uint h = 0u; h < TILE_PER; ++h)
     if (plain[h]) dst[first + lid + h * ROW_CHUNKS] = v[h];
+#if !TILE_QUEUE
+  // Unrolled: a loop over plain[] and v[] indexed at run time would put them in local memory.
+  [[unroll]] for (uint h = 0u; h < TILE_PER; ++h) {
+    const uint q = first + lid + h * ROW_CHUNKS;
+    if (!plain[h] && q < total) slow_chunk(q, r0, rows, inner, row_dst, row_src);
+  }
+#else
   barrier();
   // The queued words, two per round per invocation, their loads in flight together (on the H200
   // rank-5 rows of 2-byte elements 0.94-0.96x the time of one word per round, the others unchanged).
@@ -641,6 +656,7 @@ void tile_pass(uint g, uint total, uint inner, uint row_dst, uint row_src) {
     dst_w[q0 * 4u + (i & 3u)] = w0;
     if (i1 < n) dst_w[q1 * 4u + (i1 & 3u)] = w1;
   }
+#endif
 }
 
 void main() {
