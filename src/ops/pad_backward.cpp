@@ -75,6 +75,19 @@ std::uint64_t iterations_per_chunk(const PadGeometry& g, DType dtype) {
   return 64 + outer * (8 + 5 * inner_terms);
 }
 
+// Coordinates of outer axis a with several contributors: reflect's 1..left and n-1-right..n-2,
+// replicate's 0 (left pad) and n-1 (right pad): two intervals, counted once where they overlap (as
+// pad_backward_det.comp's multi_coords).
+std::uint64_t multi_coords(const PadGeometry& g, std::size_t a) {
+  const auto n = static_cast<std::int64_t>(g.in[a]);
+  const std::int64_t left = g.left[a], right = g.right[a];
+  const bool reflect = g.mode == PadMode::Reflect;
+  const std::int64_t s1 = reflect ? 1 : 0, e1 = s1 + (reflect ? left : left > 0);
+  const std::int64_t s2 = reflect ? n - 1 - right : n - 1, e2 = s2 + (reflect ? right : right > 0);
+  const std::int64_t overlap = std::max<std::int64_t>(0, std::min(e1, e2) - std::max(s1, s2));  // 0 if one is empty
+  return static_cast<std::uint64_t>((e1 - s1) + (e2 - s2) - overlap);
+}
+
 DetPasses det_passes(const PadGeometry& g, DType dtype, bool always_split) {
   const std::uint64_t chunk = 16 / byte_width(dtype);
   const auto n_in = static_cast<std::uint64_t>(numel(g.in));
@@ -86,11 +99,8 @@ DetPasses det_passes(const PadGeometry& g, DType dtype, bool always_split) {
   p.slots = g.mode == PadMode::Reflect ? (left + right + 1) / chunk + 3 : 2;
   double single_rows = 1;  // fraction of rows with one contributor on every outer axis
   for (std::size_t a = 0; a + 1 < g.in.size(); ++a) {
-    const auto d = static_cast<std::uint64_t>(g.in[a]);
-    const std::uint64_t multi = g.mode == PadMode::Reflect
-                                    ? std::min<std::uint64_t>(d, static_cast<std::uint64_t>(g.left[a] + g.right[a]))
-                                    : (g.left[a] > 0) + (g.right[a] > 0);
-    single_rows *= static_cast<double>(d - std::min(d, multi)) / static_cast<double>(d);
+    const auto d = static_cast<double>(g.in[a]);
+    single_rows *= (d - static_cast<double>(multi_coords(g, a))) / d;
   }
   const bool large = n_in * byte_width(dtype) >= (4u << 20);
   const bool measured_faster = (large && single_rows >= 0.95) || always_split;
@@ -132,21 +142,13 @@ std::uint64_t loop_iterations_coalesced(const PadGeometry& g, DType dtype, bool 
 }
 
 // Grad_in rows with several outer contributor combinations: all rows but those whose coordinate on
-// every outer axis has one contributor. On an axis, the coordinates with several are reflect's
-// 1..left and n-1-right..n-2, replicate's 0 (left pad) and n-1 (right pad): two intervals, counted
-// once where they overlap (as pad_backward_det.comp's multi_coords).
+// every outer axis has one contributor.
 std::uint64_t multi_rows(const PadGeometry& g) {
   std::uint64_t rows = 1, single_rows = 1;
   for (std::size_t a = 0; a + 1 < g.in.size(); ++a) {
-    const auto n = static_cast<std::int64_t>(g.in[a]);
-    const std::int64_t left = g.left[a], right = g.right[a];
-    const bool reflect = g.mode == PadMode::Reflect;
-    const std::int64_t s1 = reflect ? 1 : 0, e1 = s1 + (reflect ? left : left > 0);
-    const std::int64_t s2 = reflect ? n - 1 - right : n - 1, e2 = s2 + (reflect ? right : right > 0);
-    const std::int64_t overlap = std::max<std::int64_t>(0, std::min(e1, e2) - std::max(s1, s2));  // 0 if one is empty
-    const std::int64_t multi = (e1 - s1) + (e2 - s2) - overlap;
-    rows *= static_cast<std::uint64_t>(n);
-    single_rows *= static_cast<std::uint64_t>(n - multi);
+    const auto n = static_cast<std::uint64_t>(g.in[a]);
+    rows *= n;
+    single_rows *= n - multi_coords(g, a);
   }
   return rows - single_rows;
 }
