@@ -601,7 +601,7 @@ uint word_value(uint w, WordSources ws) {
 // slow chunks after its plain ones (slow_chunk; no queue memory, no second barrier). Measured on the
 // H200 against the queue: rank-5 rows 0.95-0.97x the time; image rows of 8-byte elements take the
 // inner pass. Queueing words instead of chunks for 1- to 4-byte elements (the words inside a row's
-// data written at once, one atomic per queued word, 4 KiB more queue) took 1.6-3.2x the time.
+// data written at once, one atomic per queued word, 4 KiB more queue) took 1.6-3.3x the time.
 #define TILE_PER (REGION == 6u ? 4u : 2u)
 #define TILE_QUEUE (ELEM_BYTES != 8)
 const uint SLOW_SLOTS = !TILE_QUEUE ? 1u : (REGION == 5u ? 512u : (REGION == 6u ? 1024u : 1u));  // TILE_PER * ROW_CHUNKS

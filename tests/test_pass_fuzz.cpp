@@ -129,10 +129,10 @@ std::string target_name(const ::testing::TestParamInfo<selftest::Target>& info) 
 
 // pad.comp's tile pass (rows of 16 to 2047 bytes with an innermost pad or a part chunk): plain chunks
 // first, the others queued in shared memory and written after a barrier (8-byte elements: written
-// by their own invocation, no queue). Its corners, per mode and
-// width: rows of exactly one chunk with pads (every chunk queued, the queue full), rows just under
-// 512 and 2048 bytes (two and four chunks per invocation), rows wholly in a constant pad of an
-// outer axis (the fill chunks), a part chunk at the destination's end, a single row.
+// by their own invocation, no queue). Its corners, per mode and width: rows of exactly one chunk
+// with pads (every chunk queued, the queue full), rows just under 512 and 2048 bytes (two and four
+// chunks per invocation), rows wholly in a constant pad of an outer axis (the fill chunks), a part
+// chunk at the destination's end, a single row.
 TEST(PadTilePass, CornerGeometries) {
   Context& ctx = split_context();
   const std::size_t seen = ctx.validation_messages().size();

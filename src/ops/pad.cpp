@@ -87,10 +87,10 @@ void record_gather(rt::Stream& stream, const std::string& kernel_name, const Pad
   const bool whole_rows = left + right == 0 && row_bytes % 16 == 0;
   // Rows of 16 to 2047 bytes with edges, 1 MiB of destination and more: the tile pass, which writes a
   // workgroup's plain chunks first and queues the others, or for 8-byte elements writes them itself
-  // (measured on the H200 against the row pass
-  // and the inner + edge passes: rank-5 0.59-0.63x the time for 1- and 2-byte elements, 0.81-0.93x
-  // for 4, 0.71-0.74x for 8 (544-byte rows); image rows 0.87-0.99x for 1 and 2 bytes; four chunks
-  // per invocation from 512 bytes, two below, where four took 1.13-1.15x the time of two).
+  // (measured on the H200 against the row pass and the inner + edge passes: rank-5 0.59-0.63x the
+  // time for 1- and 2-byte elements, 0.81-0.93x for 4, 0.71-0.74x for 8 (544-byte rows); image rows
+  // 0.87-0.99x for 1 and 2 bytes; four chunks per invocation from 512 bytes, two below, where four
+  // took 1.13-1.15x the time of two).
   if (big && !whole_rows && row_bytes < kTileRowBytes) {
     const std::uint64_t per = row_bytes < kLongRowBytes ? 2 : 4;
     run(per == 4 ? kTilePassFour : kTilePass, grouped_invocations(chunks_total, 256 * per), 0, 0);

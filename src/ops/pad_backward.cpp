@@ -15,6 +15,10 @@ namespace fvk::ops {
 
 namespace {
 
+// pad_backward_det.comp's passes (its specialization constant REGION).
+constexpr std::uint32_t kOnePass = 0, kCopyPass = 1, kEdgePass = 2, kMultiRowPass = 3, kRowPass = 4, kTilePass = 5,
+                        kLongEdgePass = 6, kTileSingleRows = 7;
+
 // Contributors along axis a of the grad_in element that has the most of them: reflect adds at most
 // a left and a right mirror; replicate gives the edge element its whole pad (both pads for n = 1).
 std::uint64_t max_contributors(const PadGeometry& g, std::size_t a) {
@@ -163,7 +167,6 @@ std::uint64_t multi_rows(const PadGeometry& g) {
 void record_multi_row_pass(rt::Stream& stream, const std::string& kernel_name,
                            std::span<const rt::BufferRange> bindings, const PadGeometry& g, DType dtype,
                            std::uint32_t rank) {
-  constexpr std::uint32_t kMultiRowPass = 3;
   const std::uint64_t chunk = 16 / byte_width(dtype);
   const std::uint64_t invocations = multi_rows(g) * ((static_cast<std::uint64_t>(g.in.back()) + chunk - 1) / chunk);
   if (invocations == 0) return;
@@ -273,9 +276,6 @@ void record_pad_backward(rt::Stream& stream, const PadGeometry& geometry, DType 
     const std::uint64_t chunks = (n_in + chunk - 1) / chunk;  // 16-byte chunks of grad_in
     const auto n = static_cast<std::uint64_t>(g.in.back());
     const DetPasses passes = det_passes(g, dtype, stream.device().always_split_passes());
-    // pad_backward_det.comp's passes (its specialization constant REGION).
-    constexpr std::uint32_t kOnePass = 0, kCopyPass = 1, kEdgePass = 2, kRowPass = 4, kTilePass = 5, kLongEdgePass = 6,
-                            kTileSingleRows = 7;
     auto& device = stream.device();
     const PadPush push{static_cast<std::uint32_t>(chunks), static_cast<std::uint32_t>(n_in), rank, 0, 0};
     if (passes.row_pass) {  // 256 / R rows of R chunks per workgroup of 256 invocations
