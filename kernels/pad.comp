@@ -10,6 +10,8 @@
 // (CHUNK_ELEMS consecutive elements), walking coordinates incrementally so the per-element cost is a
 // compare and an add; the passes (one, or inner + edge) are described above main().
 #include "common.glsl"
+#extension GL_KHR_shader_subgroup_ballot : require
+#extension GL_KHR_shader_subgroup_shuffle : require
 
 layout(local_size_x = 256) in;
 
@@ -237,14 +239,14 @@ void write_chunk(uint chunk, uint inner, uint row_dst, uint row_src, uint c, uin
 //     under 1 MiB);
 //  1, 4: the row pass (row_pass, below), rows of 16 to 511 bytes in destinations under 1 MiB, and
 //     rows of whole chunks without an innermost pad;
-//  5, 6: the tile pass (tile_pass, below), rows of 16 to 2047 bytes with an innermost pad or a part
+//  5, 6: the tile pass (tile_pass, below), rows of 16 to 8191 bytes with an innermost pad or a part
 //     chunk, in destinations of 1 MiB and more;
 //  3: on rows of 512 bytes and more, the inner chunks only, those inside one row and clear of its
 //     pads: a copy of 16 source bytes (or the fill), four chunks per invocation (inner_four);
 //  2: the edge chunks (a pad slot or a row end inside), enumerated per row boundary: `slots`
 //     invocations for the few chunks around each boundary, writing exactly those pass 3 leaves.
 // The inner and edge passes write disjoint chunks: no barrier between them; they take the rows of
-// 2048 bytes and more. Where rows are whole chunks without pads, there are no edge chunks and the
+// 8192 bytes and more. Where rows are whole chunks without pads, there are no edge chunks and the
 // inner pass alone writes everything.
 // In the one pass, rows of LONG_ROW_BYTES and more: each invocation takes 4 chunks, 32 chunks apart
 // (every store of a warp is one contiguous run). Shorter rows: one chunk per invocation, where more
@@ -588,25 +590,61 @@ uint word_value(uint w, WordSources ws) {
 }
 
 // The tile pass (REGION 5: two chunks per invocation, 6: four, each ROW_CHUNKS apart): like the row
-// pass, but the plain chunks are written first, all loads before the first store, and the others
-// are queued in shared memory and written after a barrier, each by four invocations, one 32-bit word
-// apiece (word_sources and word_value; measured on the H200 against one chunk per invocation, with
-// the one word per round of f2e28e6: image rows 0.84x the time for 1-byte elements, 0.92x for
-// 2-byte; the two words per round that replaced it measured the same on image). A subgroup's plain
-// chunks then never wait for a slow path taken by one of its invocations, and the slow chunks run
-// side by side (measured on the H200: where most subgroups hold a slow chunk, rank-5 rows of 1- and
-// 2-byte elements, 0.6x the row pass's time). Each chunk is queued or written, never both; the
-// queue's order varies between runs, the bytes written do not.
+// pass, but the plain chunks are written first, all loads before the first store; the others (a pad
+// or a row end inside) are queued, then written each by four invocations, one 32-bit word apiece
+// (word_sources and word_value), so that the element loads of one chunk run side by side. A
+// subgroup's plain chunks then never wait for a slow path taken by one of its invocations (measured
+// on the H200 against one chunk per invocation: image rows 0.84x the time for 1-byte elements, 0.92x
+// for 2-byte; rank-5 rows of 1- and 2-byte elements 0.6x the row pass's time). Two queues:
+//  - a subgroup's own (SG_QUEUE; REGION 6, and 4-byte elements): right after its plain stores the
+//    subgroup numbers its slow chunks by ballots and writes their words itself. No shared memory, no
+//    second barrier: measured on the H200 against the workgroup's queue, image rows of 1- and 2-byte
+//    elements 0.84-0.85x the time, rank-5 rows of 4-byte elements 0.97-0.98x;
+//  - the workgroup's (REGION 5 with 1- and 2-byte elements, where about 30% of rank-5 chunks are
+//    slow and a subgroup's own queue took 1.11-1.22x the time): in shared memory, written after a
+//    second barrier, two words per round per invocation (their loads in flight together: rank-5 rows
+//    of 2-byte elements 0.94-0.96x the time of one word per round).
+// Each chunk is queued or written, never both; the order in which queued words are written varies
+// between runs, the bytes written do not.
 // 8-byte elements queue nothing: a chunk holds two elements, and each invocation writes its own
-// slow chunks after its plain ones (slow_chunk; no queue memory, no second barrier). Measured on the
-// H200 against the queue: rank-5 rows 0.95-0.97x the time; image rows of 8-byte elements take the
-// inner pass. Queueing words instead of chunks for 1- to 4-byte elements (the words inside a row's
-// data written at once, one atomic per queued word, 4 KiB more queue) took 1.6-3.3x the time.
+// slow chunks after its plain ones (slow_chunk). Measured on the H200 against the workgroup's queue:
+// rank-5 rows 0.95-0.97x the time. Queueing words instead of chunks for 1- to 4-byte elements (the
+// words inside a row's data written at once, one atomic per queued word, 4 KiB more queue) took
+// 1.6-3.3x the time.
 #define TILE_PER (REGION == 6u ? 4u : 2u)
 #define TILE_QUEUE (ELEM_BYTES != 8)
-const uint SLOW_SLOTS = !TILE_QUEUE ? 1u : (REGION == 5u ? 512u : (REGION == 6u ? 1024u : 1u));  // TILE_PER * ROW_CHUNKS
+const bool SG_QUEUE = REGION == 6u || ELEM_BYTES == 4;  // a specialization-constant expression
+// The workgroup's queue: TILE_PER * ROW_CHUNKS chunks where it is used, one word elsewhere.
+const uint SLOW_SLOTS = (!TILE_QUEUE || SG_QUEUE) ? 1u : (REGION == 5u ? 512u : 1u);
 shared uint slow_list[SLOW_SLOTS];
 shared uint slow_count;
+
+// The index of the n-th set bit (from 0) of a subgroup ballot (n below its bit count): the words
+// before it by bit counts, then a binary search in its word.
+uint nth_set_bit(uvec4 b, uint n) {
+  uint x = b.x;
+  uint pos = 0u;
+  [[unroll]] for (uint w = 0u; w < 4u; ++w) {
+    const uint c = bitCount(b[w]);
+    if (n >= c && w < 3u) {
+      n -= c;
+    } else {
+      x = b[w];
+      pos = w * 32u;
+      break;
+    }
+  }
+  uint k = bitCount(x & 0xFFFFu);
+  if (n >= k) { n -= k; x >>= 16; pos += 16u; }
+  k = bitCount(x & 0xFFu);
+  if (n >= k) { n -= k; x >>= 8; pos += 8u; }
+  k = bitCount(x & 0xFu);
+  if (n >= k) { n -= k; x >>= 4; pos += 4u; }
+  k = bitCount(x & 0x3u);
+  if (n >= k) { n -= k; x >>= 2; pos += 2u; }
+  if (n >= (x & 1u)) pos += 1u;
+  return pos;
+}
 
 void tile_pass(uint g, uint total, uint inner, uint row_dst, uint row_src) {
   const uint lid = gl_LocalInvocationID.x;
@@ -614,7 +652,7 @@ void tile_pass(uint g, uint total, uint inner, uint row_dst, uint row_src) {
   if (first >= total) return;  // the whole workgroup: past the destination
   uint r0, rows;
   row_table(first, ROW_CHUNKS * TILE_PER, inner, row_src, r0, rows);
-  if (lid == 0u) slow_count = 0u;
+  if (!SG_QUEUE && lid == 0u) slow_count = 0u;
   barrier();
   uvec4 v[TILE_PER];
   bool plain[TILE_PER];
@@ -627,7 +665,7 @@ void tile_pass(uint g, uint total, uint inner, uint row_dst, uint row_src) {
       table_row(q * uint(CHUNK_ELEMS), r0, inner, row_dst, k, c);
       plain[h] = plain_chunk(q * uint(CHUNK_ELEMS), c, row_start[k], inner, row_dst, row_src, v[h]);
 #if TILE_QUEUE
-      if (!plain[h]) slow_list[atomicAdd(slow_count, 1u)] = q;
+      if (!SG_QUEUE && !plain[h]) slow_list[atomicAdd(slow_count, 1u)] = q;
 #endif
     }
   }
@@ -640,21 +678,65 @@ void tile_pass(uint g, uint total, uint inner, uint row_dst, uint row_src) {
     if (!plain[h] && q < total) slow_chunk(q, r0, rows, inner, row_dst, row_src);
   }
 #else
-  barrier();
-  // The queued words, two per round per invocation, their loads in flight together (on the H200
-  // rank-5 rows of 2-byte elements 0.94-0.96x the time of one word per round, the others unchanged).
-  const uint n = slow_count * 4u;
-  for (uint i = lid; i < n; i += 2u * ROW_CHUNKS) {
-    const uint i1 = i + ROW_CHUNKS;
-    const uint q0 = slow_list[i >> 2];
-    const uint q1 = i1 < n ? slow_list[i1 >> 2] : 0u;
-    const WordSources s0 = word_sources(q0, i & 3u, r0, rows, inner, row_dst, row_src);
-    WordSources s1 = no_word();
-    if (i1 < n) s1 = word_sources(q1, i1 & 3u, r0, rows, inner, row_dst, row_src);
-    const uint w0 = word_value(i & 3u, s0);
-    const uint w1 = word_value(i1 & 3u, s1);
-    dst_w[q0 * 4u + (i & 3u)] = w0;
-    if (i1 < n) dst_w[q1 * 4u + (i1 & 3u)] = w1;
+  if (!SG_QUEUE) {  // the workgroup's queue
+    barrier();
+    const uint n = slow_count * 4u;
+    for (uint i = lid; i < n; i += 2u * ROW_CHUNKS) {
+      const uint i1 = i + ROW_CHUNKS;
+      const uint q0 = slow_list[i >> 2];
+      const uint q1 = i1 < n ? slow_list[i1 >> 2] : 0u;
+      const WordSources s0 = word_sources(q0, i & 3u, r0, rows, inner, row_dst, row_src);
+      WordSources s1 = no_word();
+      if (i1 < n) s1 = word_sources(q1, i1 & 3u, r0, rows, inner, row_dst, row_src);
+      const uint w0 = word_value(i & 3u, s0);
+      const uint w1 = word_value(i1 & 3u, s1);
+      dst_w[q0 * 4u + (i & 3u)] = w0;
+      if (i1 < n) dst_w[q1 * 4u + (i1 & 3u)] = w1;
+    }
+    return;
+  }
+  // The subgroup's own queue: its slow chunks in the order (h, then lane), each invocation taking the
+  // words rank, rank + lanes, ...; a word's chunk is found from the ballots, and the index of the
+  // invocation that holds it comes by a shuffle. Counted over the active invocations, so the loop
+  // does not assume full subgroups; it runs the same number of rounds on every invocation of the
+  // subgroup (the shuffle needs them all).
+  uvec4 bal[TILE_PER];
+  uint cnt[TILE_PER];
+  uint n_slow = 0u;
+  [[unroll]] for (uint h = 0u; h < TILE_PER; ++h) {
+    const uint q = first + lid + h * ROW_CHUNKS;
+    bal[h] = subgroupBallot(!plain[h] && q < total);
+    cnt[h] = subgroupBallotBitCount(bal[h]);
+    n_slow += cnt[h];
+  }
+  const uvec4 everyone = subgroupBallot(true);
+  const uint lanes = subgroupBallotBitCount(everyone);
+  const uint rank = subgroupBallotExclusiveBitCount(everyone);
+  const uint items = n_slow * 4u;
+  for (uint base = 0u; base < items; base += lanes) {  // uniform in the subgroup
+    const uint i = base + rank;
+    uint m = min(i, items - 1u) >> 2;  // the slow chunk this word belongs to
+    uint hs = 0u;
+    uvec4 b = bal[0];
+    bool found = false;
+    [[unroll]] for (uint h = 0u; h < TILE_PER; ++h) {
+      if (!found) {
+        if (m < cnt[h]) {
+          hs = h;
+          b = bal[h];
+          found = true;
+        } else {
+          m -= cnt[h];
+        }
+      }
+    }
+    const uint src_lane = nth_set_bit(b, m);
+    const uint src_lid = subgroupShuffle(lid, src_lane);
+    const uint q = first + src_lid + hs * ROW_CHUNKS;
+    WordSources ws = no_word();
+    if (i < items) ws = word_sources(q, i & 3u, r0, rows, inner, row_dst, row_src);
+    const uint wv = word_value(i & 3u, ws);
+    if (i < items) dst_w[q * 4u + (i & 3u)] = wv;
   }
 #endif
 }

@@ -190,6 +190,25 @@ TEST(DeviceFeatures, MissingF64FeaturesAreNamed) {
   EXPECT_TRUE(limited.validation_messages().empty());
 }
 
+// pad.comp's 1- to 4-byte builds use subgroup ballots and shuffles (the tile pass's subgroup queue);
+// its 8-byte builds do not.
+TEST(DeviceFeatures, MissingSubgroupOperationsAreNamed) {
+  ContextOptions options;
+  options.disabled_features = {"subgroupShuffle"};
+  Context limited(options);
+  const PadSpec s{PadMode::Reflect, {1}, {1}};
+  try {
+    pad(limited, limited.upload(HostTensor::zeros(DType::F32, {8})), s);
+    ADD_FAILURE() << "expected FeatureMissing";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::FeatureMissing);
+    EXPECT_NE(std::string(e.what()).find("subgroupShuffle"), std::string::npos) << e.what();
+    EXPECT_EQ(std::string(e.what()).find("subgroupBallot"), std::string::npos) << e.what();
+  }
+  EXPECT_NO_THROW(pad(limited, limited.upload(HostTensor::zeros(DType::I64, {8})), s));
+  EXPECT_TRUE(limited.validation_messages().empty());
+}
+
 TEST(DeviceSelection, UnknownSelectorIsRefusedWithTheDeviceList) {
   try {
     Context c(ContextOptions{"no-such-device-xyz", std::nullopt, {}});

@@ -35,6 +35,9 @@ struct DeviceInfo {
   bool shader_int16 = false;
   bool buffer_int64_atomics = false;
   bool buffer_float32_atomic_add = false;
+  // Subgroup ballot and shuffle operations in compute shaders (VkPhysicalDeviceSubgroupProperties).
+  bool subgroup_ballot = false;
+  bool subgroup_shuffle = false;
   // VK_KHR_pipeline_executable_properties with pipelineExecutableInfo: the driver can report
   // statistics of compiled pipelines (registers and the like), which `fvk stats` prints.
   bool pipeline_statistics = false;

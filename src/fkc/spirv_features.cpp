@@ -21,6 +21,8 @@ std::optional<Feature> feature_of(std::uint32_t capability) {
     case 12: return Feature::ShaderBufferInt64Atomics;        // Int64Atomics
     case 22: return Feature::ShaderInt16;                     // Int16
     case 39: return Feature::ShaderInt8;                      // Int8
+    case 64: return Feature::SubgroupBallot;                  // GroupNonUniformBallot
+    case 65: return Feature::SubgroupShuffle;                 // GroupNonUniformShuffle
     case 4433: return Feature::StorageBuffer16BitAccess;      // StorageBuffer16BitAccess
     case 4448: return Feature::StorageBuffer8BitAccess;       // StorageBuffer8BitAccess
     case 6033: return Feature::ShaderBufferFloat32AtomicAdd;  // AtomicFloat32AddEXT

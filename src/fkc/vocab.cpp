@@ -36,7 +36,8 @@ FVK_FKC_DEFINE_VOCAB(Feature, "device feature", {Feature::ShaderInt64, "shaderIn
                      {Feature::StorageBuffer8BitAccess, "storageBuffer8BitAccess"},
                      {Feature::ShaderBufferInt64Atomics, "shaderBufferInt64Atomics"},
                      {Feature::ShaderBufferFloat32AtomicAdd, "shaderBufferFloat32AtomicAdd"},
-                     {Feature::ShaderBufferFloat64AtomicAdd, "shaderBufferFloat64AtomicAdd"})
+                     {Feature::ShaderBufferFloat64AtomicAdd, "shaderBufferFloat64AtomicAdd"},
+                     {Feature::SubgroupBallot, "subgroupBallot"}, {Feature::SubgroupShuffle, "subgroupShuffle"})
 #undef FVK_FKC_DEFINE_VOCAB
 
 }  // namespace fvk::fkc

@@ -58,6 +58,8 @@ enum class Feature {
   ShaderBufferInt64Atomics,
   ShaderBufferFloat32AtomicAdd,
   ShaderBufferFloat64AtomicAdd,
+  SubgroupBallot,   // VkPhysicalDeviceSubgroupProperties: ballot operations in compute shaders
+  SubgroupShuffle,  // and shuffle operations
 };
 
 template <class E>

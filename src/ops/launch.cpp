@@ -40,6 +40,8 @@ bool device_has(const DeviceInfo& d, fkc::Feature f) {
     case fkc::Feature::ShaderInt16: return d.shader_int16;
     case fkc::Feature::ShaderBufferInt64Atomics: return d.buffer_int64_atomics;
     case fkc::Feature::ShaderBufferFloat32AtomicAdd: return d.buffer_float32_atomic_add;
+    case fkc::Feature::SubgroupBallot: return d.subgroup_ballot;
+    case fkc::Feature::SubgroupShuffle: return d.subgroup_shuffle;
     default: return false;  // not enabled by the runtime, so not available to kernels
   }
 }

@@ -31,8 +31,10 @@ constexpr std::uint32_t kOnePass = 0, kRowPass = 1, kEdgePass = 2, kInnerPass = 
 // four chunks per invocation; shorter ones from 16 bytes the row pass or the tile pass with two.
 constexpr std::uint64_t kLongRowBytes = 512;
 // Rows under this many bytes with an innermost pad or a part chunk take the tile pass on large
-// destinations.
-constexpr std::uint64_t kTileRowBytes = 2048;
+// destinations, longer ones the inner and edge passes. Measured on the H200 against the inner and
+// edge passes: image rows of 2072 and 4144 bytes (f32, i64) 0.87-0.88x and 0.95-0.96x the time;
+// audio rows (480 KB and more) 1.00-1.11x. Rows of 4145 to 8191 bytes are not in the bench sets.
+constexpr std::uint64_t kTileRowBytes = 8192;
 
 // pad.comp's shape_buf: [in_shape, out_shape, left_pad] and the divisors of the destination dims.
 std::vector<std::uint32_t> gather_shape_buf(const PadGeometry& g, bool crop) {
@@ -85,12 +87,12 @@ void record_gather(rt::Stream& stream, const std::string& kernel_name, const Pad
   }
   // Rows of whole chunks without an innermost pad: every chunk is a plain copy (or fill).
   const bool whole_rows = left + right == 0 && row_bytes % 16 == 0;
-  // Rows of 16 to 2047 bytes with edges, 1 MiB of destination and more: the tile pass, which writes a
+  // Rows of 16 to 8191 bytes with edges, 1 MiB of destination and more: the tile pass, which writes a
   // workgroup's plain chunks first and queues the others, or for 8-byte elements writes them itself
   // (measured on the H200 against the row pass and the inner + edge passes: rank-5 0.59-0.63x the
   // time for 1- and 2-byte elements, 0.81-0.93x for 4, 0.71-0.74x for 8 (544-byte rows); image rows
-  // 0.87-0.99x for 1 and 2 bytes; four chunks per invocation from 512 bytes, two below, where four
-  // took 1.13-1.15x the time of two).
+  // 0.87-0.99x for 1 and 2 bytes, before the subgroup queue took them to 0.84-0.85x of that; four
+  // chunks per invocation from 512 bytes, two below, where four took 1.13-1.15x the time of two).
   if (big && !whole_rows && row_bytes < kTileRowBytes) {
     const std::uint64_t per = row_bytes < kLongRowBytes ? 2 : 4;
     run(per == 4 ? kTilePassFour : kTilePass, grouped_invocations(chunks_total, 256 * per), 0, 0);
@@ -137,6 +139,7 @@ std::string pad_kernel(PadMode mode, DType dtype) {
 void check_pad(const rt::Device& device, const PadGeometry& g, DType dtype) {
   const auto kernel = pad_kernel(g.mode, dtype);
   check_contract_dtype(kernel, dtype, "input");
+  check_contract_features(device, kernel);
   check_binding_size(device, static_cast<std::uint64_t>(numel(g.in)) * byte_width(dtype), "input");
   check_binding_size(device, static_cast<std::uint64_t>(numel(g.out)) * byte_width(dtype), "output");
 }

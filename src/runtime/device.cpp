@@ -60,7 +60,11 @@ DeviceInfo describe(const vk::raii::PhysicalDevice& pd, std::uint32_t index) {
   auto chain = pd.getProperties2<vk::PhysicalDeviceProperties2, vk::PhysicalDeviceMaintenance3Properties,
                                  vk::PhysicalDeviceSubgroupProperties, vk::PhysicalDeviceDriverProperties>();
   d.max_memory_allocation_size = chain.get<vk::PhysicalDeviceMaintenance3Properties>().maxMemoryAllocationSize;
-  d.subgroup_size = chain.get<vk::PhysicalDeviceSubgroupProperties>().subgroupSize;
+  const auto& sg = chain.get<vk::PhysicalDeviceSubgroupProperties>();
+  d.subgroup_size = sg.subgroupSize;
+  const bool sg_compute = static_cast<bool>(sg.supportedStages & vk::ShaderStageFlagBits::eCompute);
+  d.subgroup_ballot = sg_compute && static_cast<bool>(sg.supportedOperations & vk::SubgroupFeatureFlagBits::eBallot);
+  d.subgroup_shuffle = sg_compute && static_cast<bool>(sg.supportedOperations & vk::SubgroupFeatureFlagBits::eShuffle);
   const auto& drv = chain.get<vk::PhysicalDeviceDriverProperties>();
   d.driver = fmt::format("{} {}", drv.driverName.data(), drv.driverInfo.data());
   if (drv.driverID == vk::DriverId::eMesaLlvmpipe) d.max_loop_iterations = 65535;
@@ -151,10 +155,14 @@ void disable_features(DeviceInfo& info, std::vector<std::string> names) {
       info.buffer_int64_atomics = false;
     else if (n == "shaderBufferFloat32AtomicAdd")
       info.buffer_float32_atomic_add = false;
+    else if (n == "subgroupBallot")
+      info.subgroup_ballot = false;
+    else if (n == "subgroupShuffle")
+      info.subgroup_shuffle = false;
     else
       fail(ErrorCode::InvalidArgument,
            fmt::format("disabled feature '{}' is not one of shaderInt64, shaderFloat64, shaderBufferInt64Atomics, "
-                       "shaderBufferFloat32AtomicAdd",
+                       "shaderBufferFloat32AtomicAdd, subgroupBallot, subgroupShuffle",
                        n));
   }
 }
