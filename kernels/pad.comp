@@ -10,8 +10,7 @@
 // (CHUNK_ELEMS consecutive elements), walking coordinates incrementally so the per-element cost is a
 // compare and an add; the passes (one, or inner + edge) are described above main().
 #include "common.glsl"
-#extension GL_KHR_shader_subgroup_ballot : require
-#extension GL_KHR_shader_subgroup_shuffle : require
+#include "ballot.glsl"
 
 layout(local_size_x = 256) in;
 
@@ -619,33 +618,6 @@ const uint SLOW_SLOTS = (!TILE_QUEUE || SG_QUEUE) ? 1u : (REGION == 5u ? 512u : 
 shared uint slow_list[SLOW_SLOTS];
 shared uint slow_count;
 
-// The index of the n-th set bit (from 0) of a subgroup ballot (n below its bit count): the words
-// before it by bit counts, then a binary search in its word.
-uint nth_set_bit(uvec4 b, uint n) {
-  uint x = b.x;
-  uint pos = 0u;
-  [[unroll]] for (uint w = 0u; w < 4u; ++w) {
-    const uint c = bitCount(b[w]);
-    if (n >= c && w < 3u) {
-      n -= c;
-    } else {
-      x = b[w];
-      pos = w * 32u;
-      break;
-    }
-  }
-  uint k = bitCount(x & 0xFFFFu);
-  if (n >= k) { n -= k; x >>= 16; pos += 16u; }
-  k = bitCount(x & 0xFFu);
-  if (n >= k) { n -= k; x >>= 8; pos += 8u; }
-  k = bitCount(x & 0xFu);
-  if (n >= k) { n -= k; x >>= 4; pos += 4u; }
-  k = bitCount(x & 0x3u);
-  if (n >= k) { n -= k; x >>= 2; pos += 2u; }
-  if (n >= (x & 1u)) pos += 1u;
-  return pos;
-}
-
 void tile_pass(uint g, uint total, uint inner, uint row_dst, uint row_src) {
   const uint lid = gl_LocalInvocationID.x;
   const uint first = (g - lid) * TILE_PER;  // the workgroup's first chunk
@@ -697,42 +669,18 @@ void tile_pass(uint g, uint total, uint inner, uint row_dst, uint row_src) {
   }
   // The subgroup's own queue: its slow chunks in the order (h, then lane), each invocation taking the
   // words rank, rank + lanes, ...; a word's chunk is found from the ballots, and the index of the
-  // invocation that holds it comes by a shuffle. Counted over the active invocations, so the loop
-  // does not assume full subgroups; it runs the same number of rounds on every invocation of the
-  // subgroup (the shuffle needs them all).
-  uvec4 bal[TILE_PER];
-  uint cnt[TILE_PER];
-  uint n_slow = 0u;
-  [[unroll]] for (uint h = 0u; h < TILE_PER; ++h) {
-    const uint q = first + lid + h * ROW_CHUNKS;
-    bal[h] = subgroupBallot(!plain[h] && q < total);
-    cnt[h] = subgroupBallotBitCount(bal[h]);
-    n_slow += cnt[h];
-  }
-  const uvec4 everyone = subgroupBallot(true);
-  const uint lanes = subgroupBallotBitCount(everyone);
-  const uint rank = subgroupBallotExclusiveBitCount(everyone);
-  const uint items = n_slow * 4u;
-  for (uint base = 0u; base < items; base += lanes) {  // uniform in the subgroup
+  // invocation that holds it comes by a shuffle. The loop runs the same number of rounds on every
+  // invocation of the subgroup (the shuffle needs them all).
+  Ballots bs = no_ballots();
+  [[unroll]] for (uint h = 0u; h < TILE_PER; ++h) add_ballot(bs, h, !plain[h] && first + lid + h * ROW_CHUNKS < total);
+  const uint lanes = active_lanes();
+  const uint rank = active_rank();
+  const uint items = bs.total * 4u;
+  for (uint base = 0u; base < items; base += lanes) {
     const uint i = base + rank;
-    uint m = min(i, items - 1u) >> 2;  // the slow chunk this word belongs to
-    uint hs = 0u;
-    uvec4 b = bal[0];
-    bool found = false;
-    [[unroll]] for (uint h = 0u; h < TILE_PER; ++h) {
-      if (!found) {
-        if (m < cnt[h]) {
-          hs = h;
-          b = bal[h];
-          found = true;
-        } else {
-          m -= cnt[h];
-        }
-      }
-    }
-    const uint src_lane = nth_set_bit(b, m);
-    const uint src_lid = subgroupShuffle(lid, src_lane);
-    const uint q = first + src_lid + hs * ROW_CHUNKS;
+    uint h;
+    const uint owner = queued_lane(bs, min(i, items - 1u) >> 2, h);
+    const uint q = first + subgroupShuffle(lid, owner) + h * ROW_CHUNKS;
     WordSources ws = no_word();
     if (i < items) ws = word_sources(q, i & 3u, r0, rows, inner, row_dst, row_src);
     const uint wv = word_value(i & 3u, ws);

@@ -11,6 +11,9 @@
 //   MODE 1 reflect, 2 replicate.  DTYPE 0 f32, 1 f64, 2 f16, 3 bf16.
 #extension GL_EXT_control_flow_attributes : require
 #include "float_bits.glsl"
+#if DTYPE == 0
+#include "ballot.glsl"  // REGION 8's subgroup queue, f32 only
+#endif
 
 layout(local_size_x = 256) in;
 
@@ -62,7 +65,8 @@ layout(push_constant) uniform Params {
 //  5: the tile pass (see tile_pass), every chunk;
 //  6: pass 2 for replicate pads of 128 and more: the same chunks, summing LONG_RUN loads at a time;
 //  7: the tile pass for rows of whole chunks, without the rows with several outer combinations,
-//     which pass 3 writes beside it.
+//     which pass 3 writes beside it;
+//  8: pass 7 with each subgroup's own queue (f32 builds only; see tile_pass).
 // Passes 1, 2 (or 6) and 3 write disjoint chunks (a chunk belongs to the row of its first element): no
 // barrier between them; nor between passes 7 and 3.
 
@@ -561,11 +565,18 @@ void row_pass(uint g) {
 // its back. After a barrier the queued chunks are written one per invocation, front first, so a
 // subgroup runs one kind of path, and the copy chunks never wait for a sum. REGION 7 is the same pass
 // for rows of whole chunks (no chunk crosses a row end) that leaves the rows with several outer
-// combinations, its queue's back, to pass 3.
+// combinations, its queue's back, to pass 3. REGION 8 is REGION 7 without the shared queue and its
+// second barrier: right after its copy stores, each subgroup numbers its queued chunks with ballots
+// and sums them itself, one chunk per invocation (nothing goes to the back: whole-chunk rows). On
+// the H200, image f32 (rows of 2 KiB, 1.2% of them with several outer combinations) took 0.93-0.94x
+// the time of the split passes with it; image f16/bf16 1.00-1.46x and rank5 (REGION 7 rows, about
+// one chunk in eight queued, so a subgroup's few invocations sum while the rest wait) 1.03-1.09x.
 #define TILE_PER 2u
-#define IS_TILE (REGION == 5u || REGION == 7u)
+#define IS_TILE (REGION == 5u || REGION == 7u || REGION == 8u)
+#define SINGLE_ROWS (REGION == 7u || REGION == 8u)  // the pass 3 rows are pass 3's
 const uint TILE_ROWS = IS_TILE ? TILE_PER * ROW_LANES + 2u : 1u;  // rows of CHUNK elements or more
-const uint TILE_QUEUE = IS_TILE ? TILE_PER * ROW_LANES : 1u;
+const bool SG_QUEUE = REGION == 8u;
+const uint TILE_QUEUE = (IS_TILE && !SG_QUEUE) ? TILE_PER * ROW_LANES : 1u;
 shared uint tile_first[TILE_ROWS];  // outer_axes' first_off
 shared uint tile_terms[TILE_ROWS];  // outer_axes' terms
 shared uint tile_queue[TILE_QUEUE];
@@ -587,33 +598,65 @@ void tile_pass(uint g) {
     tile_terms[k] = row_outer(r0 + k, off);
     tile_first[k] = off;
   }
-  if (lid < 2u) tile_count[lid] = 0u;
+  if (!SG_QUEUE && lid < 2u) tile_count[lid] = 0u;
   barrier();
   uvec4 v[TILE_PER];
   bool plain[TILE_PER];
+  uint kind[TILE_PER];  // the subgroup queue's: 0 none, 1 front, 2 back
   [[unroll]] for (uint h = 0u; h < TILE_PER; ++h) {
     const uint q = first + lid + h * ROW_LANES;
     plain[h] = false;
     v[h] = uvec4(0u);
+    kind[h] = 0u;
     if (q < total) {
       const uint e0 = q * CHUNK;
       const uint row = div_in(e0, inner);
       const uint ci0 = e0 - row * n;
       const uint terms = in_one_row(e0, ci0, n) ? tile_terms[row - r0] : 0u;  // 0: across a row end
-      if (REGION == 7u && tile_terms[row - r0] > 1u) {
+      if (SINGLE_ROWS && tile_terms[row - r0] > 1u) {
         // pass 3's
       } else if (is_copy(terms, ci0)) {
         v[h] = load16((tile_first[row - r0] + ci0 + left_pad(inner)) * BYTES);
         plain[h] = true;
       } else if (terms == 1u) {
-        tile_queue[atomicAdd(tile_count[0], 1u)] = q;
+        if (SG_QUEUE)
+          kind[h] = 1u;
+        else
+          tile_queue[atomicAdd(tile_count[0], 1u)] = q;
       } else {
-        tile_queue[TILE_QUEUE - 1u - atomicAdd(tile_count[1], 1u)] = q;
+        if (SG_QUEUE)
+          kind[h] = 2u;
+        else
+          tile_queue[TILE_QUEUE - 1u - atomicAdd(tile_count[1], 1u)] = q;
       }
     }
   }
   [[unroll]] for (uint h = 0u; h < TILE_PER; ++h)
     if (plain[h]) grad_in4[first + lid + h * ROW_LANES] = v[h];
+#if DTYPE == 0
+  if (SG_QUEUE) {
+    // REGION 8, the subgroup's own queue (its single-row sums; the rows with several outer
+    // combinations are pass 3's): each invocation takes the queued chunks rank, rank + lanes, ...;
+    // a chunk's owner comes from the ballots and its index by a shuffle (every invocation of the
+    // subgroup runs the same rounds).
+    Ballots bs = no_ballots();
+    [[unroll]] for (uint h = 0u; h < TILE_PER; ++h) add_ballot(bs, h, kind[h] == 1u);
+    const uint lanes = active_lanes();
+    const uint rank = active_rank();
+    for (uint base = 0u; base < bs.total; base += lanes) {
+      const uint i = base + rank;
+      uint h;
+      const uint owner = queued_lane(bs, min(i, bs.total - 1u), h);
+      const uint q = first + subgroupShuffle(lid, owner) + h * ROW_LANES;
+      if (i < bs.total) {
+        const uint e0 = q * CHUNK;
+        const uint row = div_in(e0, inner);
+        single_row_chunk(q, tile_first[row - r0], e0 - row * n);
+      }
+    }
+    return;
+  }
+#endif
   barrier();
   const uint front = tile_count[0];
   const uint queued = front + tile_count[1];
@@ -623,7 +666,7 @@ void tile_pass(uint g) {
       const uint e0 = q * CHUNK;
       const uint row = div_in(e0, inner);
       single_row_chunk(q, tile_first[row - r0], e0 - row * n);
-    } else if (REGION != 7u) {  // REGION 7 queues nothing at its back: whole-chunk rows, multi rows to pass 3
+    } else if (!SINGLE_ROWS) {  // REGION 7 queues nothing at its back: whole-chunk rows, multi rows to pass 3
       write_chunk(tile_queue[TILE_QUEUE - 1u - (i - front)], false);
     }
   }

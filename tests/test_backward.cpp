@@ -241,6 +241,12 @@ TEST_P(Backward, DeterministicTilePassGeometries) {
     for (const auto& g : geometries)
       expect_det_matches_reference(poisoned, dtype, {elements / (16 * 16 * g.n) + 1, 16, 16, g.n},
                                    {mode, g.left, g.right}, rng);
+  // 3% (replicate) and 5% (reflect) of the rows with several outer contributors, rows of 128
+  // elements: f32 takes the tile pass's subgroup-queue build beside the multi-row pass, the other
+  // dtypes the split passes.
+  for (auto mode : {PadMode::Reflect, PadMode::Replicate})
+    expect_det_matches_reference(poisoned, dtype, {elements / (64 * 128) + 1, 64, 128}, {mode, {0, 1, 2}, {0, 2, 1}},
+                                 rng);
   for (const auto& m : poisoned.validation_messages()) ADD_FAILURE() << "validation layer: " << m;
 }
 
