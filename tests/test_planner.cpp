@@ -111,6 +111,7 @@ TEST(Planner, MeasuredCostsWinOverFormulas) {
   DeviceInfo device;
   device.name = "test device";
   device.shader_float64 = device.shader_int64 = device.buffer_int64_atomics = true;
+  device.subgroup_ballot = device.subgroup_shuffle = true;  // the f32 gather's tile pass uses them
   judge::CostTable table;
   const auto& det = fkc::require_contract("pad_backward_reflect_det_f32");
   const auto& atomic = fkc::require_contract("pad_backward_reflect_f32");
@@ -148,6 +149,7 @@ TEST(Planner, DevicesThatEndLongLoopsGetTheAtomicKernelForLongSums) {
   DeviceInfo limited;
   limited.name = "a device that ends long loops";
   limited.max_loop_iterations = 65535;
+  limited.subgroup_ballot = limited.subgroup_shuffle = true;
   DeviceInfo unlimited = limited;
   unlimited.max_loop_iterations = 0;
   EXPECT_EQ(planner::plan(request(PlanPolicy::AllowNondeterministic), {&limited, nullptr}).kernel_step().kernel,
@@ -197,6 +199,20 @@ TEST(Planner, ImpossibleRequestsSayWhichConstraintFailed) {
              PlanPolicy::DeterministicOnly};
   EXPECT_EQ(code_of([&] { planner::plan(mf); }, &msg), ErrorCode::NoKernel);
   EXPECT_NE(msg.find("mask dtype u8"), std::string::npos) << msg;
+
+  // The f32 gather needs subgroup ballots and shuffles (its tile pass's subgroup queue): without
+  // them the deterministic-only policy finds nothing, and the message names them.
+  DeviceInfo no_subgroups;
+  no_subgroups.name = "no-subgroup-ops";
+  EXPECT_EQ(code_of(
+                [&] {
+                  planner::plan(backward_request(PadMode::Reflect, ViewLayout::dense(DType::F32, {4, 4}),
+                                                 PlanPolicy::DeterministicOnly),
+                                planner::PlanContext{&no_subgroups, nullptr});
+                },
+                &msg),
+            ErrorCode::NoKernel);
+  EXPECT_NE(msg.find("subgroupBallot"), std::string::npos) << msg;
 
   DeviceInfo no_f64;
   no_f64.name = "no-f64";
