@@ -200,31 +200,28 @@ TEST(Planner, ImpossibleRequestsSayWhichConstraintFailed) {
   EXPECT_EQ(code_of([&] { planner::plan(mf); }, &msg), ErrorCode::NoKernel);
   EXPECT_NE(msg.find("mask dtype u8"), std::string::npos) << msg;
 
-  // The f32 gather needs subgroup ballots and shuffles (its tile pass's subgroup queue): without
-  // them the deterministic-only policy finds nothing, and the message names them.
-  DeviceInfo no_subgroups;
-  no_subgroups.name = "no-subgroup-ops";
-  EXPECT_EQ(code_of(
-                [&] {
-                  planner::plan(backward_request(PadMode::Reflect, ViewLayout::dense(DType::F32, {4, 4}),
-                                                 PlanPolicy::DeterministicOnly),
-                                planner::PlanContext{&no_subgroups, nullptr});
-                },
-                &msg),
-            ErrorCode::NoKernel);
-  EXPECT_NE(msg.find("subgroupBallot"), std::string::npos) << msg;
-
-  DeviceInfo no_f64;
-  no_f64.name = "no-f64";
-  EXPECT_EQ(code_of(
-                [&] {
-                  planner::plan(backward_request(PadMode::Replicate, ViewLayout::dense(DType::F64, {4, 4}),
-                                                 PlanPolicy::AllowNondeterministic),
-                                planner::PlanContext{&no_f64, nullptr});
-                },
-                &msg),
-            ErrorCode::NoKernel);
-  EXPECT_NE(msg.find("shaderFloat64"), std::string::npos) << msg;
+  // A device without a kernel's features (DeviceInfo's are all off): NoKernel, naming the feature.
+  // The f64 backwards need shaderFloat64; the f32 gather needs subgroup ballots and shuffles (its
+  // tile pass's subgroup queue), so the deterministic-only policy finds nothing for f32 there.
+  DeviceInfo bare;
+  bare.name = "no optional features";
+  const struct {
+    PadMode mode;
+    DType dtype;
+    PlanPolicy policy;
+    const char* feature;
+  } missing[] = {{PadMode::Replicate, DType::F64, PlanPolicy::AllowNondeterministic, "shaderFloat64"},
+                 {PadMode::Reflect, DType::F32, PlanPolicy::DeterministicOnly, "subgroupBallot"}};
+  for (const auto& m : missing) {
+    EXPECT_EQ(code_of(
+                  [&] {
+                    planner::plan(backward_request(m.mode, ViewLayout::dense(m.dtype, {4, 4}), m.policy),
+                                  planner::PlanContext{&bare, nullptr});
+                  },
+                  &msg),
+              ErrorCode::NoKernel);
+    EXPECT_NE(msg.find(m.feature), std::string::npos) << msg;
+  }
 
   // The op's own rules still apply once a kernel is found.
   EXPECT_EQ(
