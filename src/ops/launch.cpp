@@ -8,6 +8,7 @@
 
 #include "fkc/catalog.hpp"
 #include "fvk/error.hpp"
+#include "runtime/device_features.hpp"
 
 namespace fvk::ops {
 
@@ -34,16 +35,8 @@ void check_contract_dtype(std::string_view kernel, DType dtype, std::string_view
 }
 
 bool device_has(const DeviceInfo& d, fkc::Feature f) {
-  switch (f) {
-    case fkc::Feature::ShaderInt64: return d.shader_int64;
-    case fkc::Feature::ShaderFloat64: return d.shader_float64;
-    case fkc::Feature::ShaderInt16: return d.shader_int16;
-    case fkc::Feature::ShaderBufferInt64Atomics: return d.buffer_int64_atomics;
-    case fkc::Feature::ShaderBufferFloat32AtomicAdd: return d.buffer_float32_atomic_add;
-    case fkc::Feature::SubgroupBallot: return d.subgroup_ballot;
-    case fkc::Feature::SubgroupShuffle: return d.subgroup_shuffle;
-    default: return false;  // not enabled by the runtime, so not available to kernels
-  }
+  const rt::FeatureFlag* flag = rt::find_feature(fkc::to_string(f));
+  return flag && d.*(flag->flag);  // a feature the runtime does not detect is never enabled
 }
 
 void check_contract_features(const rt::Device& device, std::string_view kernel) {

@@ -112,8 +112,9 @@ DetPasses det_passes(const PadGeometry& g, DType dtype, bool always_split) {
   // pass with each subgroup's own queue and the multi-row pass beside it, not split. Measured on the
   // H200 against the split passes (image): f32 0.93-0.94x the time; f64 0.98-1.02x and f16/bf16
   // 1.00-1.46x stay split.
-  p.subgroup_queue = large && !always_split && dtype == DType::F32 && n * 4 < 8192 && n % chunk == 0 &&
-                     single_rows >= 0.95 && single_rows < 1;
+  constexpr std::uint64_t kSubgroupQueueRowBytes = 8192;
+  p.subgroup_queue = large && !always_split && dtype == DType::F32 && n * byte_width(dtype) < kSubgroupQueueRowBytes &&
+                     n % chunk == 0 && single_rows >= 0.95 && single_rows < 1;
   const bool measured_faster = (large && single_rows >= 0.95 && !p.subgroup_queue) || always_split;
   p.split = measured_faster && n >= 2 * chunk &&
             n_in / n * std::max<std::uint64_t>(p.slots, 32) <= std::numeric_limits<std::uint32_t>::max();

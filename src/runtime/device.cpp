@@ -1,12 +1,14 @@
 #include "runtime/device.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
 
 #include "fvk/error.hpp"
+#include "runtime/device_features.hpp"
 #include "runtime/embedded.hpp"
 
 namespace fvk::rt {
@@ -147,23 +149,14 @@ void disable_features(DeviceInfo& info, std::vector<std::string> names) {
     }
   }
   for (const auto& n : names) {
-    if (n == "shaderInt64")
-      info.shader_int64 = false;
-    else if (n == "shaderFloat64")
-      info.shader_float64 = false;
-    else if (n == "shaderBufferInt64Atomics")
-      info.buffer_int64_atomics = false;
-    else if (n == "shaderBufferFloat32AtomicAdd")
-      info.buffer_float32_atomic_add = false;
-    else if (n == "subgroupBallot")
-      info.subgroup_ballot = false;
-    else if (n == "subgroupShuffle")
-      info.subgroup_shuffle = false;
-    else
+    const FeatureFlag* f = find_feature(n);
+    if (!f) {
+      std::vector<std::string_view> known;
+      for (const auto& k : kFeatureFlags) known.push_back(k.name);
       fail(ErrorCode::InvalidArgument,
-           fmt::format("disabled feature '{}' is not one of shaderInt64, shaderFloat64, shaderBufferInt64Atomics, "
-                       "shaderBufferFloat32AtomicAdd, subgroupBallot, subgroupShuffle",
-                       n));
+           fmt::format("disabled feature '{}' is not one of {}", n, fmt::join(known, ", ")));
+    }
+    info.*(f->flag) = false;
   }
 }
 
