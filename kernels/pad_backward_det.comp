@@ -426,14 +426,16 @@ void multi_row_chunk(uint q, uint ci0, Contributors oax[7], uint ostride[7], uin
   [[unroll]] for (uint k = 0u; k < CHUNK; ++k) acc[k] = NEG_ZERO;
   // Outer combinations in odometer order; for each, every element adds its innermost
   // contributors: per element, exactly the order of the general product.
-  if (REGION == 3u && MODE == 2 && CHUNK >= 4u) {
-    // Pass 3, replicate, 2- and 4-byte elements: a combination's direct contributors of the whole
-    // chunk are 16 consecutive grad_out bytes, one 16-byte load (or two and a funnel shift); only the
-    // elements with several innermost contributors (`ends`, at the row's ends) load theirs one by
-    // one. On the H200 (rank5, 2 rounds) 0.79-0.80x the time of an element load each on f16/bf16,
-    // 0.94x on f32; f64 (two elements a chunk) 1.02x and reflect 1.00-1.04x (80 registers instead
-    // of 64 on f16) keep the element loads; two or four combinations' loads in flight together took
-    // 1.03-1.36x.
+  if ((REGION == 3u && MODE == 2 || REGION == 4u) && CHUNK >= 4u) {
+    // Pass 3 (replicate) and the row pass, 2- and 4-byte elements: a combination's direct
+    // contributors of the whole chunk are 16 consecutive grad_out bytes, one 16-byte load (or two
+    // and a funnel shift); only the elements with several innermost contributors (`ends`: a
+    // replicate row's two ends, the reflect mirrors) load theirs one by one. On the H200 (rank5, 2
+    // rounds) pass 3 took 0.79-0.80x the time of an element load each on f16/bf16, 0.94x on f32;
+    // f64 (two elements a chunk) 1.02x and reflect 1.00-1.04x (80 registers instead of 64 on f16)
+    // keep the element loads there; two or four combinations' loads in flight together took
+    // 1.03-1.36x. The row pass (small set, 3 rounds): replicate f16/bf16 0.82-0.83x the time,
+    // reflect 0.91-0.95x, f32 0.95-0.98x; f64 1.01-1.03x keeps the element loads.
     uint ends = 0u;  // bit k: element k has several innermost contributors
     [[unroll]] for (uint k = 0u; k < CHUNK; ++k)
       if (contributors(inner, ci0 + k).count > 1u) ends |= 1u << k;
