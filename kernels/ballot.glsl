@@ -84,4 +84,12 @@ uint queued_lane(Ballots b, uint m, out uint slot) {
   return nth_set_bit(bits, m);
 }
 
+// One round of a subgroup queue whose chunks are shared out as `items` items, 2^shift per chunk:
+// the slot of item i's chunk and the value `mine` of the invocation that queued it (a shuffle, so
+// every invocation of the subgroup calls this, past the last item too: those get the last item's).
+uint queued_owner(Ballots b, uint i, uint items, uint shift, uint mine, out uint slot) {
+  const uint owner = queued_lane(b, min(i, items - 1u) >> shift, slot);
+  return subgroupShuffle(mine, owner);
+}
+
 #endif

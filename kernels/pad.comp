@@ -624,7 +624,7 @@ void tile_pass(uint g, uint total, uint inner, uint row_dst, uint row_src) {
   if (first >= total) return;  // the whole workgroup: past the destination
   uint r0, rows;
   row_table(first, ROW_CHUNKS * TILE_PER, inner, row_src, r0, rows);
-  if (!SG_QUEUE && lid == 0u) slow_count = 0u;
+  if (TILE_QUEUE && !SG_QUEUE && lid == 0u) slow_count = 0u;
   barrier();
   uvec4 v[TILE_PER];
   bool plain[TILE_PER];
@@ -679,8 +679,7 @@ void tile_pass(uint g, uint total, uint inner, uint row_dst, uint row_src) {
   for (uint base = 0u; base < items; base += lanes) {
     const uint i = base + rank;
     uint h;
-    const uint owner = queued_lane(bs, min(i, items - 1u) >> 2, h);
-    const uint q = first + subgroupShuffle(lid, owner) + h * ROW_CHUNKS;
+    const uint q = first + queued_owner(bs, i, items, 2u, lid, h) + h * ROW_CHUNKS;
     WordSources ws = no_word();
     if (i < items) ws = word_sources(q, i & 3u, r0, rows, inner, row_dst, row_src);
     const uint wv = word_value(i & 3u, ws);

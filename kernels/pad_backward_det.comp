@@ -604,12 +604,14 @@ void tile_pass(uint g) {
   barrier();
   uvec4 v[TILE_PER];
   bool plain[TILE_PER];
-  uint kind[TILE_PER];  // the subgroup queue's: 0 none, 1 front, 2 back
+  // REGION 8: the chunks its subgroup queue sums (single-row sums; its rows are whole chunks, so no
+  // chunk crosses a row end, and the rows with several outer combinations are pass 3's).
+  bool sg_queued[TILE_PER];
   [[unroll]] for (uint h = 0u; h < TILE_PER; ++h) {
     const uint q = first + lid + h * ROW_LANES;
     plain[h] = false;
     v[h] = uvec4(0u);
-    kind[h] = 0u;
+    sg_queued[h] = false;
     if (q < total) {
       const uint e0 = q * CHUNK;
       const uint row = div_in(e0, inner);
@@ -622,14 +624,11 @@ void tile_pass(uint g) {
         plain[h] = true;
       } else if (terms == 1u) {
         if (SG_QUEUE)
-          kind[h] = 1u;
+          sg_queued[h] = true;
         else
           tile_queue[atomicAdd(tile_count[0], 1u)] = q;
-      } else {
-        if (SG_QUEUE)
-          kind[h] = 2u;
-        else
-          tile_queue[TILE_QUEUE - 1u - atomicAdd(tile_count[1], 1u)] = q;
+      } else if (!SG_QUEUE) {
+        tile_queue[TILE_QUEUE - 1u - atomicAdd(tile_count[1], 1u)] = q;
       }
     }
   }
@@ -642,14 +641,13 @@ void tile_pass(uint g) {
     // a chunk's owner comes from the ballots and its index by a shuffle (every invocation of the
     // subgroup runs the same rounds).
     Ballots bs = no_ballots();
-    [[unroll]] for (uint h = 0u; h < TILE_PER; ++h) add_ballot(bs, h, kind[h] == 1u);
+    [[unroll]] for (uint h = 0u; h < TILE_PER; ++h) add_ballot(bs, h, sg_queued[h]);
     const uint lanes = active_lanes();
     const uint rank = active_rank();
     for (uint base = 0u; base < bs.total; base += lanes) {
       const uint i = base + rank;
       uint h;
-      const uint owner = queued_lane(bs, min(i, bs.total - 1u), h);
-      const uint q = first + subgroupShuffle(lid, owner) + h * ROW_LANES;
+      const uint q = first + queued_owner(bs, i, bs.total, 0u, lid, h) + h * ROW_LANES;
       if (i < bs.total) {
         const uint e0 = q * CHUNK;
         const uint row = div_in(e0, inner);
