@@ -66,7 +66,8 @@ layout(push_constant) uniform Params {
 //  6: pass 2 for replicate pads of 128 and more: the same chunks, summing LONG_RUN loads at a time;
 //  7: the tile pass for rows of whole chunks, without the rows with several outer combinations,
 //     which pass 3 writes beside it;
-//  8: pass 7 with each subgroup's own queue (f32 builds only; see tile_pass).
+//  8: pass 7 with each subgroup's own queue (f32 builds only; see tile_pass);
+//  9: pass 6 with one workgroup per edge chunk, for few rows (see workgroup_edge_chunk).
 // Passes 1, 2 (or 6) and 3 write disjoint chunks (a chunk belongs to the row of its first element): no
 // barrier between them; nor between passes 7 and 3.
 
@@ -830,6 +831,58 @@ void multi_row_pass(uint g) {
   if (k < ((r + 1u) * n + CHUNK - 1u) / CHUNK) write_chunk(k, true);
 }
 
+// Pass 9: pass 6's chunks, one workgroup each, for few rows, where each invocation of pass 6 runs
+// a long chain alone (audio, 64 rows with pads of 512: the edge pass alone took about 40 µs on the
+// H200, whatever the element width, for 513 terms per sum: its loads go out a few at a time). Here
+// the workgroup loads a long run's terms, RUN_BLOCK at a time, into shared memory (coalesced, all
+// in flight together) and invocation 0 adds them in order: the same order and the same roundings as
+// the other passes. Elements without a long run are summed (or copied) by invocation 0 alone.
+const uint RUN_BLOCK = REGION == 9u ? 1024u : 1u;
+shared ACC run_terms[RUN_BLOCK];
+#define LONG_SUM 32u  // innermost contributors from which the workgroup loads the terms
+
+// acc plus grad_out[p .. p + count - 1], in order (valid in invocation 0). Called in uniform
+// control flow: every invocation of the workgroup, with the same p and count.
+ACC workgroup_run(ACC acc, uint p, uint count) {
+  const uint lid = gl_LocalInvocationID.x;
+  precise ACC a = acc;
+  for (uint base = 0u; base < count; base += RUN_BLOCK) {
+    const uint m = min(RUN_BLOCK, count - base);
+    for (uint j = lid; j < m; j += ROW_LANES) run_terms[j] = load(p + base + j);
+    barrier();
+    if (lid == 0u)
+      for (uint j = 0u; j < m; ++j) a += run_terms[j];
+    barrier();
+  }
+  return a;
+}
+
+// Edge chunk k, by the workgroup: each element as gather() writes it, the long innermost runs of
+// rows with one outer combination loaded by the whole workgroup. In uniform control flow.
+void workgroup_edge_chunk(uint k) {
+  const uint inner = pc.rank - 1u;
+  const uint n = in_dim(inner);
+  BITS v[CHUNK];
+  for (uint j = 0u; j < CHUNK; ++j) {
+    const uint e = k * CHUNK + j;
+    BITS bits = BITS(0u);
+    if (e < pc.n_in) {
+      const uint row = div_in(e, inner);
+      const uint ci = e - row * n;
+      uint first_off;
+      const uint terms = row_outer(row, first_off);
+      const Contributors c = contributors(inner, ci);
+      if (terms == 1u && c.count >= LONG_SUM) {
+        bits = to_bits(workgroup_run(NEG_ZERO, first_off + c.p0, c.count));
+      } else if (gl_LocalInvocationID.x == 0u) {
+        bits = gather(e);
+      }
+    }
+    v[j] = bits;
+  }
+  if (gl_LocalInvocationID.x == 0u) store_chunk(k, v);
+}
+
 void main() {
   const uint g = gl_GlobalInvocationID.x + gl_GlobalInvocationID.y * gl_NumWorkGroups.x * gl_WorkGroupSize.x;
   if (REGION == 4u) {  // the row pass: no early return before its barrier
@@ -840,7 +893,14 @@ void main() {
     tile_pass(g);
     return;
   }
-  if (g >= pc.n_invocations) return;
+  if (g >= pc.n_invocations) return;  // whole workgroups in pass 9 (a multiple of 256 there)
+  if (REGION == 9u) {  // workgroup w: slot w % slots of row w / slots; no early return before its barriers but a whole workgroup's
+    const uint w = g / ROW_LANES;
+    const uint r = w / pc.slots;
+    uint k;
+    if (row_terms(r) == 1u && edge_chunk(r, w - r * pc.slots, k)) workgroup_edge_chunk(k);
+    return;
+  }
   if (REGION == 3u) {
     multi_row_pass(g);
     return;

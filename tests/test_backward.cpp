@@ -283,21 +283,31 @@ TEST_P(Backward, DeterministicMultiRowPass) {
 
 TEST_P(Backward, DeterministicLongReplicateRuns) {
   // grad_in of 4 MiB and more with few rows of several outer contributors is split; replicate pads
-  // of 128 and more on the innermost axis take the edge pass's build that sums 128 loads (64 for
-  // f64) at a time, then 32, 8 and 1: runs of 129 (one batch and one), 331 (all four loop kinds)
-  // and 200 contributors, each edge element summed in order.
+  // of 128 and more on the innermost axis take one of two edge passes. Up to 4096 edge chunks: one
+  // workgroup per chunk, which loads a long run's terms into shared memory 1024 at a time for
+  // invocation 0 to add (runs of 129, 331 and 200; chunks across a row end, n = 8190). More: the
+  // build that sums 128 loads (64 for f64) at a time, then 32, 8 and 1 (runs of 131 and 141 on
+  // 4100 rows). Each edge element summed in order.
   Context& poisoned = poisoned_context();
   const DType dtype = GetParam();
-  const std::int64_t n = 8192;
-  const Shape in{(std::int64_t{4} << 20) / static_cast<std::int64_t>(byte_width(dtype)) / n, n};
+  const std::int64_t elems = (std::int64_t{4} << 20) / static_cast<std::int64_t>(byte_width(dtype));
+  struct Case {
+    std::int64_t rows, n, left, right;
+  };
+  const std::vector<Case> cases{
+      {elems / 8192, 8192, 128, 330},
+      {elems / 8192, 8192, 199, 0},
+      {elems / 8190 + 1, 8190, 131, 129},
+      {4100, elems / 4100 + 1, 130, 140},
+  };
   std::mt19937_64 rng(47);
-  for (const auto& [left, right] : std::vector<std::pair<std::int64_t, std::int64_t>>{{128, 330}, {199, 0}}) {
-    const PadSpec spec{PadMode::Replicate, {0, left}, {0, right}};
-    const HostTensor grad_out = ref::random_values(dtype, {in[0], n + left + right}, rng);
+  for (const auto& c : cases) {
+    const PadSpec spec{PadMode::Replicate, {0, c.left}, {0, c.right}};
+    const HostTensor grad_out = ref::random_values(dtype, {c.rows, c.n + c.left + c.right}, rng);
     const HostTensor got = poisoned.download(pad_backward(poisoned, poisoned.upload(grad_out), spec));
-    ASSERT_EQ(got.shape, in);
+    ASSERT_EQ(got.shape, (Shape{c.rows, c.n}));
     EXPECT_EQ(got.data, ref::pad_backward_sum(grad_out, infer_pad_backward(grad_out.shape, spec)).data)
-        << "pads " << left << ", " << right;
+        << "rows " << c.rows << ", n " << c.n << ", pads " << c.left << ", " << c.right;
   }
   for (const auto& m : poisoned.validation_messages()) ADD_FAILURE() << "validation layer: " << m;
 }
