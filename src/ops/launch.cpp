@@ -39,14 +39,21 @@ bool device_has(const DeviceInfo& d, fkc::Feature f) {
   return flag && d.*(flag->flag);  // a feature the runtime does not detect is never enabled
 }
 
-void check_contract_features(const rt::Device& device, std::string_view kernel) {
-  const auto& c = fkc::require_contract(kernel);
+std::vector<std::string_view> missing_features(const DeviceInfo& device, const fkc::Contract& contract) {
   std::vector<std::string_view> missing;
-  for (const auto f : c.caps.requires_features)
-    if (!device_has(device.info(), f)) missing.push_back(fkc::to_string(f));
-  if (!missing.empty())
-    fail(ErrorCode::FeatureMissing, fmt::format("{} needs device feature(s) {} which '{}' lacks", kernel,
-                                                fmt::join(missing, ", "), device.info().name));
+  for (const auto f : contract.caps.requires_features)
+    if (!device_has(device, f)) missing.push_back(fkc::to_string(f));
+  return missing;
+}
+
+std::string missing_features_message(std::string_view kernel, std::span<const std::string_view> missing,
+                                     const DeviceInfo& device) {
+  return fmt::format("{} needs device feature(s) {} which '{}' lacks", kernel, fmt::join(missing, ", "), device.name);
+}
+
+void check_contract_features(const rt::Device& device, std::string_view kernel) {
+  const auto missing = missing_features(device.info(), fkc::require_contract(kernel));
+  if (!missing.empty()) fail(ErrorCode::FeatureMissing, missing_features_message(kernel, missing, device.info()));
 }
 
 PadGeometry coalesce(const PadGeometry& g) {

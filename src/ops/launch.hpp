@@ -10,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include "fkc/contract.hpp"
 #include "fkc/vocab.hpp"
 #include "fvk/context.hpp"
 #include "fvk/pad_spec.hpp"
@@ -37,6 +38,11 @@ void check_binding_size(const rt::Device& device, std::uint64_t bytes, std::stri
 void check_contract_dtype(std::string_view kernel, DType dtype, std::string_view what);
 // Whether the device offers (and the runtime enables) a feature a contract may require.
 bool device_has(const DeviceInfo& device, fkc::Feature feature);
+// The features the contract requires (caps.requires_features) that the device lacks, in the
+// contract's order; and the FeatureMissing text that names them.
+std::vector<std::string_view> missing_features(const DeviceInfo& device, const fkc::Contract& contract);
+std::string missing_features_message(std::string_view kernel, std::span<const std::string_view> missing,
+                                     const DeviceInfo& device);
 // Throws FeatureMissing naming every device feature the kernel's contract requires
 // (caps.requires_features) that the device lacks.
 void check_contract_features(const rt::Device& device, std::string_view kernel);

@@ -62,6 +62,7 @@ struct DetPasses {
   bool tile_multi = false;       // the tile pass without the multi-contributor rows + the multi-row pass
   bool subgroup_queue = false;   // tile_multi with each subgroup's own queue (REGION 8, f32)
   bool long_runs = false;        // the edge pass's build for replicate pads of 128 and more
+  bool workgroup_edges = false;  // long_runs with a workgroup per edge chunk (pass 9), for few chunks
   std::uint64_t row_chunks = 0;  // row pass: chunks per grad_in row
 };
 
@@ -131,6 +132,7 @@ DetPasses det_passes(const PadGeometry& g, DType dtype, bool always_split) {
   // loads in flight (64 for 8-byte elements) instead of 32. On the H200 (audio, pads of 512): f32
   // 0.89x the time, f64 0.93x, f16/bf16 0.96-1.01x (their time goes to widening each term).
   p.long_runs = g.mode == PadMode::Replicate && std::max(left, right) >= 128;
+  p.workgroup_edges = p.long_runs && n_in / n * p.slots <= kWorkgroupEdgeChunks;
   // Large tensors not split (more than 5% of rows with several outer contributors) whose rows hold a
   // chunk or more: the tile pass, alone not for replicate on 2-byte elements. Measured on the H200
   // against the one pass, rank5: reflect 0.80-0.91x the time, replicate f32 0.94x, f64 0.98x,
@@ -316,17 +318,14 @@ void record_pad_backward(rt::Stream& stream, const PadGeometry& geometry, DType 
     }
     // The passes write disjoint chunks (no barrier between them). The edge and multi-row passes go
     // first, so that their few, longer invocations run alongside the copy pass, not after it.
-    const std::uint64_t edge_pass = n_in / n * passes.slots;
+    // Edge chunks: an invocation each, or a workgroup each (pass 9).
+    const std::uint64_t edge_pass = n_in / n * passes.slots * (passes.workgroup_edges ? 256 : 1);
     const PadPush edges{static_cast<std::uint32_t>(edge_pass), static_cast<std::uint32_t>(n_in), rank,
                         static_cast<std::uint32_t>(passes.slots), 0};
-    if (passes.long_runs && edge_pass <= kWorkgroupEdgeChunks) {
-      const PadPush groups{static_cast<std::uint32_t>(edge_pass * 256), static_cast<std::uint32_t>(n_in), rank,
-                           static_cast<std::uint32_t>(passes.slots), 0};
-      stream.dispatch(device.kernel(kernel_name, kWorkgroupEdgePass), bindings, bytes_of(groups), edge_pass * 256);
-    } else {
-      stream.dispatch(device.kernel(kernel_name, passes.long_runs ? kLongEdgePass : kEdgePass), bindings,
-                      bytes_of(edges), edge_pass);
-    }
+    const std::uint32_t edge_kernel = passes.workgroup_edges ? kWorkgroupEdgePass
+                                      : passes.long_runs     ? kLongEdgePass
+                                                             : kEdgePass;
+    stream.dispatch(device.kernel(kernel_name, edge_kernel), bindings, bytes_of(edges), edge_pass);
     if (passes.multi_row) record_multi_row_pass(stream, kernel_name, bindings, g, dtype, rank);
     // The copy pass: four chunks 32 apart per invocation (on the H200 against one: image
     // 0.94-0.99x the time, audio 0.99-1.03x).

@@ -186,12 +186,8 @@ Plan plan(const Request& request, const PlanContext& ctx) {
       continue;
     }
     if (ctx.device) {
-      std::vector<std::string_view> missing;
-      for (auto f : c->caps.requires_features)
-        if (!ops::device_has(*ctx.device, f)) missing.push_back(fkc::to_string(f));
-      if (!missing.empty()) {
-        reject(4, fmt::format("{} needs device feature(s) {} which '{}' lacks", c->kernel, fmt::join(missing, ", "),
-                              ctx.device->name));
+      if (const auto missing = ops::missing_features(*ctx.device, *c); !missing.empty()) {
+        reject(4, ops::missing_features_message(c->kernel, missing, *ctx.device));
         continue;
       }
       // A device that ends long loops cannot run the deterministic backward's longest sums.

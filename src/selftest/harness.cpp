@@ -58,10 +58,8 @@ double element_as_double(const HostTensor& t, std::size_t i) {
 }
 
 std::vector<std::string> missing_features(Context& ctx, const Target& target) {
-  std::vector<std::string> missing;
-  for (const auto f : fkc::require_contract(target.kernel).caps.requires_features)
-    if (!ops::device_has(ctx.device_info(), f)) missing.emplace_back(fkc::to_string(f));
-  return missing;
+  const auto missing = ops::missing_features(ctx.device_info(), fkc::require_contract(target.kernel));
+  return {missing.begin(), missing.end()};
 }
 
 std::vector<Case> cases_for(const Target& t, bool bandwidth_case) {
