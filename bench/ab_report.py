@@ -15,7 +15,8 @@ def main(folder, variants):
         if not m or m.group(1) not in variants:
             continue
         for row in json.loads(path.read_text())["results"]:
-            key = (row["shape_set"], row["kernel"], row["dtype"])
+            # A portable build's row (a variant run with FVK_DISABLE_FEATURES) pairs with its fast build's.
+            key = (row["shape_set"], row["kernel"].replace("_portable", ""), row["dtype"])
             runs.setdefault(key, {}).setdefault(m.group(1), []).append(row)
     print("| set | kernel | dtype | " + " | ".join(f"{v} of copy" for v in variants) + " | " +
           " | ".join(f"{v} time / {variants[0]}" for v in variants[1:]) + " |")

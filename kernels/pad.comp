@@ -10,7 +10,14 @@
 // (CHUNK_ELEMS consecutive elements), walking coordinates incrementally so the per-element cost is a
 // compare and an add; the passes (one, or inner + edge) are described above main().
 #include "common.glsl"
+// PORTABLE builds (the *_portable_* kernels) use no subgroup operation: the tile passes queue their
+// chunks that are not plain in the workgroup's queue only.
+#ifndef PORTABLE
+#define PORTABLE 0
+#endif
+#if !PORTABLE
 #include "ballot.glsl"
+#endif
 
 layout(local_size_x = 256) in;
 
@@ -612,9 +619,15 @@ uint word_value(uint w, WordSources ws) {
 // 1.6-3.3x the time.
 #define TILE_PER (REGION == 6u ? 4u : 2u)
 #define TILE_QUEUE (ELEM_BYTES != 8)
+#if PORTABLE
+const bool SG_QUEUE = false;
+// The workgroup's queue: TILE_PER * ROW_CHUNKS chunks where it is used, one word elsewhere.
+const uint SLOW_SLOTS = !TILE_QUEUE ? 1u : (REGION == 5u ? 512u : (REGION == 6u ? 1024u : 1u));
+#else
 const bool SG_QUEUE = REGION == 6u || ELEM_BYTES == 4;  // a specialization-constant expression
 // The workgroup's queue: TILE_PER * ROW_CHUNKS chunks where it is used, one word elsewhere.
 const uint SLOW_SLOTS = (!TILE_QUEUE || SG_QUEUE) ? 1u : (REGION == 5u ? 512u : 1u);
+#endif
 shared uint slow_list[SLOW_SLOTS];
 shared uint slow_count;
 
@@ -667,6 +680,7 @@ void tile_pass(uint g, uint total, uint inner, uint row_dst, uint row_src) {
     }
     return;
   }
+#if !PORTABLE
   // The subgroup's own queue: its slow chunks in the order (h, then lane), each invocation taking the
   // words rank, rank + lanes, ...; a word's chunk is found from the ballots, and the index of the
   // invocation that holds it comes by a shuffle. The loop runs the same number of rounds on every
@@ -685,6 +699,7 @@ void tile_pass(uint g, uint total, uint inner, uint row_dst, uint row_src) {
     const uint wv = word_value(i & 3u, ws);
     if (i < items) dst_w[q * 4u + (i & 3u)] = wv;
   }
+#endif
 #endif
 }
 

@@ -11,7 +11,11 @@
 //   MODE 1 reflect, 2 replicate.  DTYPE 0 f32, 1 f64, 2 f16, 3 bf16.
 #extension GL_EXT_control_flow_attributes : require
 #include "float_bits.glsl"
-#if DTYPE == 0
+// PORTABLE builds (the *_portable_* kernels) use no subgroup operation and have no REGION 8.
+#ifndef PORTABLE
+#define PORTABLE 0
+#endif
+#if DTYPE == 0 && !PORTABLE
 #include "ballot.glsl"  // REGION 8's subgroup queue, f32 only
 #endif
 
@@ -578,7 +582,11 @@ void row_pass(uint g) {
 #define IS_TILE (REGION == 5u || REGION == 7u || REGION == 8u)
 #define SINGLE_ROWS (REGION == 7u || REGION == 8u)  // the pass 3 rows are pass 3's
 const uint TILE_ROWS = IS_TILE ? TILE_PER * ROW_LANES + 2u : 1u;  // rows of CHUNK elements or more
+#if PORTABLE
+const bool SG_QUEUE = false;  // REGION 8 runs as REGION 7
+#else
 const bool SG_QUEUE = REGION == 8u;
+#endif
 const uint TILE_QUEUE = (IS_TILE && !SG_QUEUE) ? TILE_PER * ROW_LANES : 1u;
 shared uint tile_first[TILE_ROWS];  // outer_axes' first_off
 shared uint tile_terms[TILE_ROWS];  // outer_axes' terms
@@ -635,7 +643,7 @@ void tile_pass(uint g) {
   }
   [[unroll]] for (uint h = 0u; h < TILE_PER; ++h)
     if (plain[h]) grad_in4[first + lid + h * ROW_LANES] = v[h];
-#if DTYPE == 0
+#if DTYPE == 0 && !PORTABLE
   if (SG_QUEUE) {
     // REGION 8, the subgroup's own queue (its single-row sums; the rows with several outer
     // combinations are pass 3's): each invocation takes the queued chunks rank, rank + lanes, ...;

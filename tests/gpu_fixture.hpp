@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "fvk/context.hpp"
+#include "ops/targets.hpp"
 
 namespace fvk::testing {
 
@@ -12,6 +13,12 @@ Context& shared_context();
 // A second context whose new tensors start as 0xA5 bytes (ContextOptions::poison_new_tensors), so
 // that an element a kernel fails to write shows as a wrong value.
 Context& poisoned_context();
+
+// The context a target's public op dispatches its kernel on: a context opened with `options`, and
+// for a portable build (contracts/portable.fkc.md) with the subgroup features off as well
+// (selftest::context_options). One per distinct options for the whole binary; default options give
+// shared_context(), poison_new_tensors alone poisoned_context().
+Context& context_for(const ops::Target& target, const ContextOptions& options = {});
 
 class GpuTest : public ::testing::Test {
  protected:

@@ -52,7 +52,7 @@ TEST_P(ContractBehaviour, EveryDeclaredDTypeMatchesTheReference) {
     if (t.kernel != c.kernel) continue;
     const auto cases = selftest::cases_for(t, false);
     for (std::size_t i = 0; i < cases.size(); i += 5) {  // a spread of ranks is enough here
-      const auto o = selftest::run_case(ctx(), t, cases[i]);
+      const auto o = selftest::run_case(context_for(t), t, cases[i]);
       EXPECT_TRUE(o.pass) << c.kernel << " " << name(t.dtype) << ": " << o.detail;
     }
   }

@@ -2,10 +2,14 @@
 #include <gtest/gtest.h>
 
 #include <functional>
+#include <random>
 
 #include "fvk/error.hpp"
 #include "fvk/ops.hpp"
 #include "gpu_fixture.hpp"
+#include "ops/pad_family.hpp"
+#include "reference/random_tensor.hpp"
+#include "reference/reference.hpp"
 
 namespace fvk::testing {
 namespace {
@@ -190,22 +194,44 @@ TEST(DeviceFeatures, MissingF64FeaturesAreNamed) {
   EXPECT_TRUE(limited.validation_messages().empty());
 }
 
-// pad.comp's 1- to 4-byte builds use subgroup ballots and shuffles (the tile pass's subgroup queue);
-// its 8-byte builds do not.
-TEST(DeviceFeatures, MissingSubgroupOperationsAreNamed) {
+// pad.comp's 1- to 4-byte builds and the f32 deterministic backward use subgroup ballots and
+// shuffles (the tile passes' subgroup queues). A device without either gets their portable builds
+// (contracts/portable.fkc.md) from the public ops, with the same bytes; the atomic backward's crop
+// too. always_split_passes puts the tile passes within reach of these small tensors.
+TEST(DeviceFeatures, WithoutSubgroupOperationsThePortableBuildsRun) {
   ContextOptions options;
   options.disabled_features = {"subgroupShuffle"};
+  options.always_split_passes = true;
   Context limited(options);
-  const PadSpec s{PadMode::Reflect, {1}, {1}};
-  try {
-    pad(limited, limited.upload(HostTensor::zeros(DType::F32, {8})), s);
-    ADD_FAILURE() << "expected FeatureMissing";
-  } catch (const Error& e) {
-    EXPECT_EQ(e.code(), ErrorCode::FeatureMissing);
-    EXPECT_NE(std::string(e.what()).find("subgroupShuffle"), std::string::npos) << e.what();
-    EXPECT_EQ(std::string(e.what()).find("subgroupBallot"), std::string::npos) << e.what();
+  const auto& info = limited.device_info();
+  EXPECT_EQ(ops::pad_kernel(info, PadMode::Reflect, DType::U8), "pad_reflect_portable_b1");
+  EXPECT_EQ(ops::pad_kernel(info, PadMode::Constant, DType::F32), "pad_const_portable_b4");
+  EXPECT_EQ(ops::pad_kernel(info, PadMode::Replicate, DType::I64), "pad_replicate_b8");  // needs none
+  EXPECT_EQ(ops::pad_backward_kernel(info, PadMode::Constant, DType::F16, BackwardAlgorithm::Deterministic),
+            "pad_backward_const_portable_b2");
+  EXPECT_EQ(ops::pad_backward_kernel(info, PadMode::Reflect, DType::F32, BackwardAlgorithm::Deterministic),
+            "pad_backward_reflect_det_portable_f32");
+  EXPECT_EQ(ops::pad_backward_kernel(info, PadMode::Reflect, DType::F16, BackwardAlgorithm::Deterministic),
+            "pad_backward_reflect_det_f16");
+  // Rows of 600 bytes (u8) and 2400 (f32): the tile pass with four chunks per invocation, whose
+  // fast builds queue in their subgroups.
+  std::mt19937_64 rng(5);
+  for (const DType d : {DType::U8, DType::F32}) {
+    const Shape shape{3, 5, 600 / static_cast<std::int64_t>(byte_width(d)) - 6};
+    const PadSpec s{PadMode::Reflect, {0, 2, 3}, {0, 1, 3}};
+    const HostTensor in = ref::random_bits(d, shape, rng);
+    const PadGeometry g = infer_pad(shape, s);
+    EXPECT_EQ(limited.download(pad(limited, limited.upload(in), s)).data, ref::pad(in, g, 0).data) << name(d);
   }
-  EXPECT_NO_THROW(pad(limited, limited.upload(HostTensor::zeros(DType::I64, {8})), s));
+  const Shape grad_shape{4, 6, 130};
+  const PadSpec back{PadMode::Reflect, {0, 2, 3}, {0, 1, 2}};
+  const HostTensor grad_out = ref::random_values(DType::F32, grad_shape, rng);
+  const PadGeometry g = infer_pad_backward(grad_shape, back);
+  EXPECT_EQ(limited.download(pad_backward(limited, limited.upload(grad_out), back)).data,
+            ref::pad_backward_sum(grad_out, g).data);
+  // The atomic backward adds onto the portable crop: within its bound, checked by the selftest; here
+  // that it runs.
+  EXPECT_NO_THROW(pad_backward(limited, limited.upload(grad_out), back, BackwardAlgorithm::Atomic));
   EXPECT_TRUE(limited.validation_messages().empty());
 }
 

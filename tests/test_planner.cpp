@@ -13,6 +13,7 @@
 #include "fvk/ops.hpp"
 #include "gpu_fixture.hpp"
 #include "judge/cost_table.hpp"
+#include "ops/launch.hpp"
 #include "planner/planner.hpp"
 #include "reference/random_tensor.hpp"
 #include "reference/reference.hpp"
@@ -201,32 +202,58 @@ TEST(Planner, ImpossibleRequestsSayWhichConstraintFailed) {
   EXPECT_NE(msg.find("mask dtype u8"), std::string::npos) << msg;
 
   // A device without a kernel's features (DeviceInfo's are all off): NoKernel, naming the feature.
-  // The f64 backwards need shaderFloat64; the f32 gather needs subgroup ballots and shuffles (its
-  // tile pass's subgroup queue), so the deterministic-only policy finds nothing for f32 there.
+  // The f64 backwards need shaderFloat64.
   DeviceInfo bare;
   bare.name = "no optional features";
-  const struct {
-    PadMode mode;
-    DType dtype;
-    PlanPolicy policy;
-    const char* feature;
-  } missing[] = {{PadMode::Replicate, DType::F64, PlanPolicy::AllowNondeterministic, "shaderFloat64"},
-                 {PadMode::Reflect, DType::F32, PlanPolicy::DeterministicOnly, "subgroupBallot"}};
-  for (const auto& m : missing) {
-    EXPECT_EQ(code_of(
-                  [&] {
-                    planner::plan(backward_request(m.mode, ViewLayout::dense(m.dtype, {4, 4}), m.policy),
-                                  planner::PlanContext{&bare, nullptr});
-                  },
-                  &msg),
-              ErrorCode::NoKernel);
-    EXPECT_NE(msg.find(m.feature), std::string::npos) << msg;
-  }
+  EXPECT_EQ(code_of(
+                [&] {
+                  planner::plan(backward_request(PadMode::Replicate, ViewLayout::dense(DType::F64, {4, 4}),
+                                                 PlanPolicy::AllowNondeterministic),
+                                planner::PlanContext{&bare, nullptr});
+                },
+                &msg),
+            ErrorCode::NoKernel);
+  EXPECT_NE(msg.find("shaderFloat64"), std::string::npos) << msg;
 
   // The op's own rules still apply once a kernel is found.
   EXPECT_EQ(
       code_of([&] { planner::plan(pad_request(PadMode::Reflect, ViewLayout::dense(DType::F32, {3}), {3}, {0})); }),
       ErrorCode::ReflectPadTooLarge);
+}
+
+// The portable builds (no subgroup operations) stand in for the fast ones only on a device that
+// cannot run those, whatever the costs say; the wrappers choose the same kernel.
+TEST(Planner, PortableBuildsOnlyWhereTheFastOnesCannotRun) {
+  DeviceInfo bare;
+  bare.name = "no subgroup operations";
+  DeviceInfo full = bare;
+  full.name = "subgroup operations";
+  full.subgroup_ballot = full.subgroup_shuffle = true;
+  // A table that measures every portable build far cheaper than its fast build.
+  judge::CostTable table;
+  for (const auto& c : fkc::shipped_contracts().contracts) {
+    const bool portable = !ops::fast_build_of(c.kernel).empty();
+    table.put(full, c.kernel, judge::MeasuredCost{fkc::revision_hash(c), portable ? 1.0 : 1e6, 1e6, {}});
+  }
+  const auto u8 = ViewLayout::dense(DType::U8, {8, 40});
+  const auto f32 = ViewLayout::dense(DType::F32, {8, 40});
+  const struct {
+    Request request;
+    const char* fast;
+  } cases[] = {
+      {pad_request(PadMode::Reflect, u8, {0, 3}, {0, 3}), "pad_reflect_b1"},
+      {pad_request(PadMode::Constant, f32, {1, 1}, {1, 1}), "pad_const_b4"},
+      {backward_request(PadMode::Constant, f32, PlanPolicy::DeterministicOnly), "pad_backward_const_b4"},
+      {backward_request(PadMode::Replicate, f32, PlanPolicy::DeterministicOnly), "pad_backward_replicate_det_f32"},
+  };
+  for (const auto& c : cases) {
+    const std::string portable = ops::portable_build_name(c.fast);
+    EXPECT_EQ(planner::plan(c.request, {&full, &table}).kernel_step().kernel, c.fast);
+    EXPECT_EQ(planner::plan(c.request, {&bare, nullptr}).kernel_step().kernel, portable);
+    EXPECT_EQ(ops::fast_build_of(portable), c.fast);
+  }
+  EXPECT_EQ(ops::fast_build_of("pad_reflect_b1"), "");
+  EXPECT_EQ(ops::fast_build_of("pad_backward_reflect_det_portable_f32_x"), "");
 }
 
 // ---- every op on awkward views == the dense path on the realized input ----------------------

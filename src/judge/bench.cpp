@@ -54,10 +54,13 @@ std::vector<Family> families() {
   };
 }
 
-std::optional<ops::Target> find_target(const Family& f, DType d) {
+// The family's target for dtype d: the build its public op dispatches on this device (a portable
+// build where the device, or FVK_DISABLE_FEATURES, lacks a subgroup operation).
+std::optional<ops::Target> find_target(const DeviceInfo& device, const Family& f, DType d) {
   for (const auto& t : ops::all_targets())
     if (t.op == f.op && t.dtype == d && (f.op == ops::Op::MaskedFill || t.mode == f.mode) &&
-        (f.op != ops::Op::PadBackward || f.mode == PadMode::Constant || t.algorithm == f.algorithm))
+        (f.op != ops::Op::PadBackward || f.mode == PadMode::Constant || t.algorithm == f.algorithm) &&
+        ops::dispatched_kernel(device, t) == t.kernel)
       return t;
   return std::nullopt;
 }
@@ -128,7 +131,7 @@ BenchResult run_bench(rt::Device& device, const BenchOptions& options,
       const PadSpec spec = PadSpec::from_torch(PadMode::Constant, set.shape.size(), set.torch_pads);
       for (const auto& f : families()) {
         for (const DType d : f.dtypes) {
-          const auto t = find_target(f, d);
+          const auto t = find_target(device.info(), f, d);
           if (!t) continue;
           if (!matches_filter(t->kernel, options.kernel_filter)) continue;
           const bool elementwise = f.op == ops::Op::MaskedFill;

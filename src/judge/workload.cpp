@@ -112,7 +112,8 @@ Workload make_workload(BufferPool& pool, const ops::Target& t, const Shape& in_s
     auto out = pool.scratch(0, w.n_out * bw);
     w.buffers = {in, out};
     const DType d = t.dtype;
-    w.record = [=](rt::Stream& s) { ops::record_pad(s, g, d, *in, *out, 0); };
+    const std::string kernel = t.kernel;
+    w.record = [=](rt::Stream& s) { ops::record_pad(s, g, d, *in, *out, 0, kernel); };
     return w;
   }
   Shape grad_out_shape = in_shape;
@@ -125,7 +126,8 @@ Workload make_workload(BufferPool& pool, const ops::Target& t, const Shape& in_s
   w.buffers = {grad_out, grad_in};
   const DType d = t.dtype;
   const auto algorithm = t.algorithm;
-  w.record = [=](rt::Stream& s) { ops::record_pad_backward(s, g, d, *grad_out, *grad_in, algorithm); };
+  const std::string kernel = t.kernel;
+  w.record = [=](rt::Stream& s) { ops::record_pad_backward(s, g, d, *grad_out, *grad_in, algorithm, kernel); };
   return w;
 }
 

@@ -56,6 +56,27 @@ void check_contract_features(const rt::Device& device, std::string_view kernel) 
   if (!missing.empty()) fail(ErrorCode::FeatureMissing, missing_features_message(kernel, missing, device.info()));
 }
 
+std::string portable_build_name(std::string_view kernel) {
+  const auto cut = kernel.rfind('_');
+  if (cut == std::string_view::npos) return std::string(kernel) + "_portable";
+  return fmt::format("{}_portable{}", kernel.substr(0, cut), kernel.substr(cut));
+}
+
+std::string fast_build_of(std::string_view kernel) {
+  constexpr std::string_view kWord = "_portable_";
+  const auto at = kernel.rfind(kWord);
+  if (at == std::string_view::npos || kernel.find('_', at + kWord.size()) != std::string_view::npos) return {};
+  return fmt::format("{}{}", kernel.substr(0, at), kernel.substr(at + kWord.size() - 1));
+}
+
+std::string usable_build(const DeviceInfo& device, std::string_view kernel) {
+  const auto* fast = fkc::find_contract(kernel);
+  if (!fast || missing_features(device, *fast).empty()) return std::string(kernel);
+  const std::string portable = portable_build_name(kernel);
+  if (const auto* p = fkc::find_contract(portable); p && missing_features(device, *p).empty()) return portable;
+  return std::string(kernel);
+}
+
 PadGeometry coalesce(const PadGeometry& g) {
   PadGeometry c{g.mode, {}, {}, {}, {}};
   for (std::size_t a = 0; a < g.in.size(); ++a) {

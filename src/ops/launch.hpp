@@ -47,6 +47,17 @@ std::string missing_features_message(std::string_view kernel, std::span<const st
 // (caps.requires_features) that the device lacks.
 void check_contract_features(const rt::Device& device, std::string_view kernel);
 
+// Portable builds (contracts/portable.fkc.md): a kernel that needs subgroup operations may ship a
+// build without them, named with "_portable" before its last suffix (pad_reflect_b1 ->
+// pad_reflect_portable_b1). portable_build_name gives that name, whether or not it ships;
+// fast_build_of the kernel a portable build stands in for ("" for any other kernel).
+std::string portable_build_name(std::string_view kernel);
+std::string fast_build_of(std::string_view kernel);
+// The build of `kernel` to dispatch on this device: the kernel itself where the device has every
+// feature its contract requires, else its portable build where one ships and the device can run it,
+// else the kernel itself (whose feature check then names what is missing).
+std::string usable_build(const DeviceInfo& device, std::string_view kernel);
+
 // Merges neighbouring axes that are not padded (identical index maps), so kernels walk fewer axes,
 // as long as a merged dim stays below 2^31 (the kernels' coordinates are signed 32-bit).
 PadGeometry coalesce(const PadGeometry& g);

@@ -132,12 +132,16 @@ void record_gather(rt::Stream& stream, const std::string& kernel_name, const Pad
 
 }  // namespace
 
-std::string pad_kernel(PadMode mode, DType dtype) {
-  return fmt::format("pad_{}_b{}", mode_word(mode), byte_width(dtype));
+std::string pad_kernel(const DeviceInfo& device, PadMode mode, DType dtype) {
+  return usable_build(device, fmt::format("pad_{}_b{}", mode_word(mode), byte_width(dtype)));
+}
+
+std::string backward_const_kernel(const DeviceInfo& device, DType dtype) {
+  return usable_build(device, fmt::format("pad_backward_const_b{}", byte_width(dtype)));
 }
 
 void check_pad(const rt::Device& device, const PadGeometry& g, DType dtype) {
-  const auto kernel = pad_kernel(g.mode, dtype);
+  const auto kernel = pad_kernel(device.info(), g.mode, dtype);
   check_contract_dtype(kernel, dtype, "input");
   check_contract_features(device, kernel);
   check_binding_size(device, static_cast<std::uint64_t>(numel(g.in)) * byte_width(dtype), "input");
@@ -145,13 +149,15 @@ void check_pad(const rt::Device& device, const PadGeometry& g, DType dtype) {
 }
 
 void record_pad(rt::Stream& stream, const PadGeometry& g, DType dtype, const rt::Buffer& in, const rt::Buffer& out,
-                std::uint64_t fill_bits) {
-  record_gather(stream, pad_kernel(g.mode, dtype), g, dtype, in, out, false, fill_bits);
+                std::uint64_t fill_bits, std::string_view kernel) {
+  record_gather(stream, kernel.empty() ? pad_kernel(stream.device().info(), g.mode, dtype) : std::string(kernel), g,
+                dtype, in, out, false, fill_bits);
 }
 
 void record_backward_const(rt::Stream& stream, const PadGeometry& g, DType dtype, const rt::Buffer& grad_out,
-                           const rt::Buffer& grad_in) {
-  record_gather(stream, fmt::format("pad_backward_const_b{}", byte_width(dtype)), g, dtype, grad_out, grad_in, true, 0);
+                           const rt::Buffer& grad_in, std::string_view kernel) {
+  record_gather(stream, kernel.empty() ? backward_const_kernel(stream.device().info(), dtype) : std::string(kernel), g,
+                dtype, grad_out, grad_in, true, 0);
 }
 
 }  // namespace fvk::ops

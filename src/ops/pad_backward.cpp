@@ -197,14 +197,14 @@ std::uint64_t det_backward_loop_iterations(const PadGeometry& g, DType dtype, bo
   return loop_iterations_coalesced(coalesce(g), dtype, always_split);
 }
 
-std::string pad_backward_kernel(PadMode mode, DType dtype, BackwardAlgorithm algorithm) {
-  if (mode == PadMode::Constant) return fmt::format("pad_backward_const_b{}", byte_width(dtype));
-  return fmt::format("pad_backward_{}{}_{}", mode == PadMode::Reflect ? "reflect" : "replicate",
-                     algorithm == BackwardAlgorithm::Deterministic ? "_det" : "", name(dtype));
+std::string pad_backward_kernel(const DeviceInfo& device, PadMode mode, DType dtype, BackwardAlgorithm algorithm) {
+  if (mode == PadMode::Constant) return usable_build(device, fmt::format("pad_backward_const_b{}", byte_width(dtype)));
+  return usable_build(device, fmt::format("pad_backward_{}{}_{}", mode == PadMode::Reflect ? "reflect" : "replicate",
+                                          algorithm == BackwardAlgorithm::Deterministic ? "_det" : "", name(dtype)));
 }
 
 void check_pad_backward(const rt::Device& device, const PadGeometry& g, DType dtype, BackwardAlgorithm algorithm) {
-  const auto kernel = pad_backward_kernel(g.mode, dtype, algorithm);
+  const auto kernel = pad_backward_kernel(device.info(), g.mode, dtype, algorithm);
   check_contract_dtype(kernel, dtype, "grad_out");
   check_contract_features(device, kernel);
   check_binding_size(device, static_cast<std::uint64_t>(numel(g.out)) * byte_width(dtype), "grad_out");
@@ -223,16 +223,17 @@ void check_pad_backward(const rt::Device& device, const PadGeometry& g, DType dt
 }
 
 void record_pad_backward(rt::Stream& stream, const PadGeometry& geometry, DType dtype, const rt::Buffer& grad_out,
-                         const rt::Buffer& grad_in, BackwardAlgorithm algorithm) {
+                         const rt::Buffer& grad_in, BackwardAlgorithm algorithm, std::string_view kernel) {
   if (geometry.mode == PadMode::Constant) {
-    record_backward_const(stream, geometry, dtype, grad_out, grad_in);
+    record_backward_const(stream, geometry, dtype, grad_out, grad_in, kernel);
     return;
   }
   const PadGeometry g = coalesce(geometry);
   const std::uint64_t n_in = static_cast<std::uint64_t>(numel(g.in));
   const std::uint64_t n_out = static_cast<std::uint64_t>(numel(g.out));
   if (n_in == 0) return;
-  const std::string kernel_name = pad_backward_kernel(g.mode, dtype, algorithm);
+  const std::string kernel_name =
+      kernel.empty() ? pad_backward_kernel(stream.device().info(), g.mode, dtype, algorithm) : std::string(kernel);
   // The deterministic kernel divides by grad_in's dims, the atomic one by grad_out's (divisors after
   // left_pad).
   const auto sb = with_divisors(shape_buf(g), algorithm == BackwardAlgorithm::Atomic ? g.out : g.in);
@@ -306,9 +307,11 @@ void record_pad_backward(rt::Stream& stream, const PadGeometry& geometry, DType 
       if (passes.tile_multi) record_multi_row_pass(stream, kernel_name, bindings, g, dtype, rank);
       const std::uint64_t invocations = grouped_invocations(chunks, 512);
       const PadPush tile{static_cast<std::uint32_t>(invocations), static_cast<std::uint32_t>(n_in), rank, 0, 0};
-      const std::uint32_t pass = !passes.tile_multi      ? kTilePass
-                                 : passes.subgroup_queue ? kTileSingleRowsSubgroups
-                                                         : kTileSingleRows;
+      // A portable build has no subgroup queue: its tile pass queues in the workgroup (REGION 7).
+      const bool subgroup_queue = passes.subgroup_queue && fast_build_of(kernel_name).empty();
+      const std::uint32_t pass = !passes.tile_multi ? kTilePass
+                                 : subgroup_queue   ? kTileSingleRowsSubgroups
+                                                    : kTileSingleRows;
       stream.dispatch(device.kernel(kernel_name, pass), bindings, bytes_of(tile), invocations);
       return;
     }

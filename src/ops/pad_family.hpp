@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 #include "fvk/ops.hpp"
 #include "fvk/pad_spec.hpp"
@@ -12,8 +13,10 @@
 
 namespace fvk::ops {
 
-std::string pad_kernel(PadMode mode, DType dtype);
-std::string pad_backward_kernel(PadMode mode, DType dtype, BackwardAlgorithm algorithm);
+// The kernel each op dispatches on this device: the fast build, or its portable build where the
+// device lacks a feature the fast one needs (usable_build, launch.hpp).
+std::string pad_kernel(const DeviceInfo& device, PadMode mode, DType dtype);
+std::string pad_backward_kernel(const DeviceInfo& device, PadMode mode, DType dtype, BackwardAlgorithm algorithm);
 std::string masked_fill_kernel(DType dtype);
 
 // Loop iterations one invocation of the deterministic reflect / replicate backward may run on this
@@ -27,15 +30,17 @@ void check_pad(const rt::Device& device, const PadGeometry& g, DType dtype);
 void check_pad_backward(const rt::Device& device, const PadGeometry& g, DType dtype, BackwardAlgorithm algorithm);
 void check_masked_fill(const rt::Device& device, const Shape& shape, DType dtype);
 
+// `kernel`: the build to dispatch (the Judge and the selftest time and check each build); empty,
+// the one pad_kernel / pad_backward_kernel choose for the stream's device.
 void record_pad(rt::Stream& stream, const PadGeometry& g, DType dtype, const rt::Buffer& in, const rt::Buffer& out,
-                std::uint64_t fill_bits);
+                std::uint64_t fill_bits, std::string_view kernel = {});
 // The constant-mode backward (a crop through pad.comp), pad.cpp.
 void record_backward_const(rt::Stream& stream, const PadGeometry& g, DType dtype, const rt::Buffer& grad_out,
-                           const rt::Buffer& grad_in);
+                           const rt::Buffer& grad_in, std::string_view kernel = {});
 // The atomic kernels add the grad_out elements in a pad onto a crop (or, past 32-bit invocation
 // counts, everything onto a zero-filled grad_in).
 void record_pad_backward(rt::Stream& stream, const PadGeometry& g, DType dtype, const rt::Buffer& grad_out,
-                         const rt::Buffer& grad_in, BackwardAlgorithm algorithm);
+                         const rt::Buffer& grad_in, BackwardAlgorithm algorithm, std::string_view kernel = {});
 // The roofline copy (copy_b4): `bytes` (rounded up to 16: allocations are) from the start of src to dst.
 void record_copy(rt::Stream& stream, const rt::Buffer& src, const rt::Buffer& dst, std::uint64_t bytes);
 void record_masked_fill(rt::Stream& stream, std::uint32_t n, DType dtype, const rt::Buffer& in, const rt::Buffer& mask,

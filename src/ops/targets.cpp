@@ -2,6 +2,10 @@
 
 #include <fmt/format.h>
 
+#include "fkc/catalog.hpp"
+#include "ops/launch.hpp"
+#include "ops/pad_family.hpp"
+
 namespace fvk::ops {
 namespace {
 constexpr DType kAccumulating[] = {DType::F32, DType::F64, DType::F16, DType::BF16};
@@ -32,7 +36,25 @@ std::vector<Target> all_targets() {
   for (std::size_t w : {1, 2, 4, 8})
     for (auto d : kAllDTypes)
       if (byte_width(d) == w) out.push_back({fmt::format("contiguize_b{}", w), Op::Contiguize, {}, {}, d, true});
+  // The portable builds last, so that a search by op, mode and dtype meets the fast build first.
+  const std::size_t fast_builds = out.size();
+  for (std::size_t i = 0; i < fast_builds; ++i)
+    if (auto portable = portable_build_name(out[i].kernel); fkc::find_contract(portable)) {
+      Target t = out[i];
+      t.kernel = std::move(portable);
+      out.push_back(std::move(t));
+    }
   return out;
+}
+
+bool is_portable(const Target& t) { return !fast_build_of(t.kernel).empty(); }
+
+std::string dispatched_kernel(const DeviceInfo& device, const Target& t) {
+  switch (t.op) {
+    case Op::Pad: return pad_kernel(device, t.mode, t.dtype);
+    case Op::PadBackward: return pad_backward_kernel(device, t.mode, t.dtype, t.algorithm);
+    default: return t.kernel;
+  }
 }
 
 }  // namespace fvk::ops

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "fvk/device_info.hpp"
 #include "fvk/dtype.hpp"
 #include "fvk/ops.hpp"
 #include "fvk/pad_spec.hpp"
@@ -23,7 +24,13 @@ struct Target {
   bool exact = true;  // bit-exact promise (false: atomic accumulation, checked within a bound)
 };
 
-// Every (kernel, dtype) pair we ship, in a stable order.
+// Every (kernel, dtype) pair we ship, in a stable order: the portable builds after all the others.
 std::vector<Target> all_targets();
+
+// Whether the target is a portable build (contracts/portable.fkc.md), which the public ops choose
+// only on a device without a feature of the fast build.
+bool is_portable(const Target& t);
+// The kernel the public op of the target dispatches on this device.
+std::string dispatched_kernel(const DeviceInfo& device, const Target& t);
 
 }  // namespace fvk::ops

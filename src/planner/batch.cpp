@@ -85,11 +85,11 @@ struct Batch::Impl {
     switch (request.op) {
       case planner::OpRequest::Pad:
         ops::check_pad(device, plan.geometry, plan.dtype);
-        dispatched = ops::pad_kernel(request.mode, plan.dtype);
+        dispatched = ops::pad_kernel(device.info(), request.mode, plan.dtype);
         break;
       case planner::OpRequest::PadBackward:
         ops::check_pad_backward(device, plan.geometry, plan.dtype, algorithm);
-        dispatched = ops::pad_backward_kernel(request.mode, plan.dtype, algorithm);
+        dispatched = ops::pad_backward_kernel(device.info(), request.mode, plan.dtype, algorithm);
         break;
       case planner::OpRequest::MaskedFill:
         ops::check_masked_fill(device, plan.out_shape, plan.dtype);

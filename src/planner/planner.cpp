@@ -190,6 +190,12 @@ Plan plan(const Request& request, const PlanContext& ctx) {
         reject(4, ops::missing_features_message(c->kernel, missing, *ctx.device));
         continue;
       }
+      // A portable build stands in for its fast build only where the device cannot run that one
+      // (the wrappers choose the same way).
+      if (const auto fast = ops::fast_build_of(c->kernel); !fast.empty() && ops::usable_build(*ctx.device, fast) == fast) {
+        reject(4, fmt::format("{} is the portable build of {}, which '{}' runs", c->kernel, fast, ctx.device->name));
+        continue;
+      }
       // A device that ends long loops cannot run the deterministic backward's longest sums.
       if (request.op == OpRequest::PadBackward && request.mode != PadMode::Constant &&
           c->determinism == fkc::Determinism::Bitwise && ctx.device->max_loop_iterations > 0) {

@@ -170,7 +170,18 @@ std::vector<Case> cases_for(const Target& t, bool bandwidth_case) {
   return out;
 }
 
+ContextOptions context_options(const Target& target, ContextOptions base) {
+  if (ops::is_portable(target))
+    for (const char* f : {"subgroupBallot", "subgroupShuffle"})
+      if (std::find(base.disabled_features.begin(), base.disabled_features.end(), f) == base.disabled_features.end())
+        base.disabled_features.emplace_back(f);
+  return base;
+}
+
 Outcome run_case(Context& ctx, const Target& t, const Case& c) {
+  if (const auto dispatched = ops::dispatched_kernel(ctx.device_info(), t); dispatched != t.kernel)
+    fail(ErrorCode::Internal, fmt::format("{} {}: this context dispatches {}; open it with selftest::context_options",
+                                          t.kernel, name(t.dtype), dispatched));
   std::mt19937_64 rng(c.seed);
   Outcome o;
   const std::size_t w = byte_width(t.dtype);

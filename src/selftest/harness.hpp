@@ -39,7 +39,13 @@ struct Outcome {
 // allowed, empty tensors where the mode allows them. `bandwidth_case` adds one larger case.
 std::vector<Case> cases_for(const Target& target, bool bandwidth_case);
 
+// Runs the case through the public op, which must dispatch the target's kernel on this context
+// (Internal error otherwise): a portable build's target needs a context from context_options.
 Outcome run_case(Context& ctx, const Target& target, const Case& c);
+
+// Options for a context whose public ops dispatch the target's kernel: `base` itself, or for a
+// portable build `base` with the subgroup features the fast builds need turned off.
+ContextOptions context_options(const Target& target, ContextOptions base = {});
 
 // The device features the target's contract requires and the device lacks (empty: it can run).
 std::vector<std::string> missing_features(Context& ctx, const Target& target);

@@ -9,11 +9,13 @@
 
 namespace fvk::cli {
 
-Context make_context(const GlobalOptions& global) {
+ContextOptions context_options(const GlobalOptions& global) {
   ContextOptions options;
   options.device = global.device;
-  return Context(options);
+  return options;
 }
+
+Context make_context(const GlobalOptions& global) { return Context(context_options(global)); }
 
 std::vector<std::int64_t> parse_int_list(const std::string& text, const std::string& what) {
   std::vector<std::int64_t> out;

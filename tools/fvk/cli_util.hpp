@@ -12,6 +12,7 @@
 
 namespace fvk::cli {
 
+ContextOptions context_options(const GlobalOptions& global);
 Context make_context(const GlobalOptions& global);
 // Parses "1,2,3" into integers; InvalidArgument naming `what` on anything else.
 std::vector<std::int64_t> parse_int_list(const std::string& text, const std::string& what);
