@@ -83,5 +83,27 @@ TEST_F(BatchTest, RefusalLeavesTheBatchUsableAndSubmitIsOnce) {
   EXPECT_THROW(b.pad(x, PadSpec{PadMode::Constant, {1}, {1}}), Error);
 }
 
+// On a device without subgroup operations the planner and the wrappers both take the portable
+// builds (a batch refuses with Internal where they disagree), with the bytes of the reference.
+TEST(Batch, PortableBuildsWithoutSubgroupOperations) {
+  ContextOptions o;
+  o.disabled_features = {"subgroupShuffle"};
+  o.always_split_passes = true;  // the tile passes, where the builds differ, on small tensors
+  Context limited(o);
+  std::mt19937_64 rng(12);
+  const HostTensor in = ref::random_bits(DType::U8, {5, 7, 83}, rng);
+  const HostTensor grad = ref::random_values(DType::F32, {5, 9, 70}, rng);
+  const PadSpec fwd{PadMode::Reflect, {0, 2, 3}, {0, 1, 4}};
+  const PadSpec back{PadMode::Replicate, {0, 1, 2}, {0, 3, 1}};
+  Batch b(limited);
+  const Tensor x = limited.upload(in), g = limited.upload(grad);
+  const Tensor y = b.pad(x, fwd);
+  const Tensor gi = b.pad_backward(g, back);
+  b.submit();
+  EXPECT_EQ(limited.download(y).data, ref::pad(in, infer_pad(in.shape, fwd), 0).data);
+  EXPECT_EQ(limited.download(gi).data, ref::pad_backward_sum(grad, infer_pad_backward(grad.shape, back)).data);
+  EXPECT_TRUE(limited.validation_messages().empty());
+}
+
 }  // namespace
 }  // namespace fvk::testing

@@ -65,6 +65,7 @@ TEST_P(ContractBehaviour, UndeclaredDTypesAreRefused) {
   const auto t = ops::all_targets();
   const auto target = std::find_if(t.begin(), t.end(), [&](const auto& x) { return x.kernel == c.kernel; });
   ASSERT_NE(target, t.end());
+  Context& cx = context_for(*target);  // a portable build's: subgroup features off
   for (const DType d : kAllDTypes) {
     if (declared.count(d) || byte_width(d) != c.element_bytes) continue;
     // A sibling kernel of the family (same op, mode, algorithm) may take it: then it is routed there.
@@ -73,14 +74,14 @@ TEST_P(ContractBehaviour, UndeclaredDTypesAreRefused) {
     });
     if (sibling) continue;
     // Same width, not declared: the wrapper must refuse it (it would route it to this kernel's width).
-    const Tensor in = ctx().upload(HostTensor::zeros(d, {4, 6}));
+    const Tensor in = cx.upload(HostTensor::zeros(d, {4, 6}));
     try {
       if (target->op == ops::Op::PadBackward)
-        pad_backward(ctx(), in, PadSpec{target->mode, {0, 1}, {0, 1}}, target->algorithm);
+        pad_backward(cx, in, PadSpec{target->mode, {0, 1}, {0, 1}}, target->algorithm);
       else if (target->op == ops::Op::Pad)
-        pad(ctx(), in, PadSpec{target->mode, {0, 1}, {0, 1}});
+        pad(cx, in, PadSpec{target->mode, {0, 1}, {0, 1}});
       else
-        masked_fill(ctx(), in, ctx().upload(HostTensor::zeros(DType::Bool, {4, 6})), Scalar::from_int(0));
+        masked_fill(cx, in, cx.upload(HostTensor::zeros(DType::Bool, {4, 6})), Scalar::from_int(0));
       ADD_FAILURE() << c.kernel << " ran undeclared dtype " << name(d);
     } catch (const Error& e) {
       EXPECT_EQ(e.code(), ErrorCode::DTypeNotAccepted) << e.what();
@@ -94,15 +95,16 @@ TEST_P(ContractBehaviour, DeclaredRankRangeHolds) {
   if (rank.any || c.op_kind == fkc::OpKind::Copy) GTEST_SKIP() << c.kernel << " takes any rank";
   const auto t = ops::all_targets();
   const auto target = *std::find_if(t.begin(), t.end(), [&](const auto& x) { return x.kernel == c.kernel; });
+  Context& cx = context_for(target);
   auto run = [&](std::uint32_t r) {
     const Shape shape(r, 5);  // grad_out of 5 with pads (1, 1) leaves 3 for a reflect input
     std::vector<std::int64_t> l(r, 0), rr(r, 0);
     if (r > 0) l.back() = rr.back() = 1;
-    const Tensor in = ctx().upload(HostTensor::zeros(target.dtype, shape));
+    const Tensor in = cx.upload(HostTensor::zeros(target.dtype, shape));
     if (target.op == ops::Op::PadBackward)
-      pad_backward(ctx(), in, PadSpec{target.mode, l, rr}, target.algorithm);
+      pad_backward(cx, in, PadSpec{target.mode, l, rr}, target.algorithm);
     else
-      pad(ctx(), in, PadSpec{target.mode, l, rr});
+      pad(cx, in, PadSpec{target.mode, l, rr});
   };
   EXPECT_NO_THROW(run(rank.min)) << c.kernel;
   EXPECT_NO_THROW(run(rank.max)) << c.kernel;
@@ -122,6 +124,7 @@ TEST_P(ContractBehaviour, BitwiseKernelsRepeatByteForByte) {
   if (c.op_kind == fkc::OpKind::Copy) GTEST_SKIP() << "copy_b4 has no public op";
   const auto t = ops::all_targets();
   const auto target = *std::find_if(t.begin(), t.end(), [&](const auto& x) { return x.kernel == c.kernel; });
+  Context& cx = context_for(target);
   std::mt19937_64 rng(99);
   const Shape shape{3, 17, 29};
   const PadSpec spec{target.mode, {0, 2, 3}, {0, 4, 1}};
@@ -133,16 +136,16 @@ TEST_P(ContractBehaviour, BitwiseKernelsRepeatByteForByte) {
                                ? ref::random_values(target.dtype, {3, 23, 33}, rng)
                                : ref::random_bits(target.dtype, {3, 23, 33}, rng);
       if (rep == 0) first = g;  // the same input every time
-      got = ctx().download(pad_backward(ctx(), ctx().upload(rep == 0 ? g : first), spec, target.algorithm));
+      got = cx.download(pad_backward(cx, cx.upload(rep == 0 ? g : first), spec, target.algorithm));
     } else if (target.op == ops::Op::Pad) {
       const HostTensor in = ref::random_bits(target.dtype, shape, rng);
       if (rep == 0) first = in;
-      got = ctx().download(pad(ctx(), ctx().upload(first), spec, Scalar::from_int(1)));
+      got = cx.download(pad(cx, cx.upload(first), spec, Scalar::from_int(1)));
     } else {
       const HostTensor in = ref::random_bits(target.dtype, shape, rng);
       if (rep == 0) first = in;
       std::mt19937_64 mask_rng(5);
-      got = ctx().download(masked_fill(ctx(), ctx().upload(first), ctx().upload(ref::random_mask(shape, 0.5, mask_rng)),
+      got = cx.download(masked_fill(cx, cx.upload(first), cx.upload(ref::random_mask(shape, 0.5, mask_rng)),
                                        Scalar::from_int(1)));
     }
     static HostTensor reference_output;

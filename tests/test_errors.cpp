@@ -213,8 +213,8 @@ TEST(DeviceFeatures, WithoutSubgroupOperationsThePortableBuildsRun) {
             "pad_backward_reflect_det_portable_f32");
   EXPECT_EQ(ops::pad_backward_kernel(info, PadMode::Reflect, DType::F16, BackwardAlgorithm::Deterministic),
             "pad_backward_reflect_det_f16");
-  // Rows of 600 bytes (u8) and 2400 (f32): the tile pass with four chunks per invocation, whose
-  // fast builds queue in their subgroups.
+  // Rows of 600 bytes: the tile pass with four chunks per invocation, whose fast builds queue in
+  // their subgroups.
   std::mt19937_64 rng(5);
   for (const DType d : {DType::U8, DType::F32}) {
     const Shape shape{3, 5, 600 / static_cast<std::int64_t>(byte_width(d)) - 6};
@@ -223,6 +223,8 @@ TEST(DeviceFeatures, WithoutSubgroupOperationsThePortableBuildsRun) {
     const PadGeometry g = infer_pad(shape, s);
     EXPECT_EQ(limited.download(pad(limited, limited.upload(in), s)).data, ref::pad(in, g, 0).data) << name(d);
   }
+  // The deterministic backward takes its split passes here (always_split_passes), the same in both
+  // builds: its portable tile pass has its own test (Backward.DeterministicTilePassGeometries).
   const Shape grad_shape{4, 6, 130};
   const PadSpec back{PadMode::Reflect, {0, 2, 3}, {0, 1, 2}};
   const HostTensor grad_out = ref::random_values(DType::F32, grad_shape, rng);

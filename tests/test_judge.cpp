@@ -25,6 +25,28 @@ TEST(JudgeFit, RecoversOverheadAndBandwidth) {
   EXPECT_NEAR(c.estimate_ns(4e6), 5000 + 2e6, 1e-3);
 }
 
+// On a device without subgroup operations the Judge measures the portable builds and leaves out the
+// fast builds, which cannot run there, saying what they lack.
+TEST(Judge, MeasuresOnlyWhatTheDeviceRuns) {
+  ContextOptions o;
+  o.disabled_features = {"subgroupBallot"};
+  Context limited(o);
+  judge::JudgeOptions options;
+  options.max_bytes = 1 << 18;
+  options.reps = 2;
+  options.kernel_filter = "pad_reflect_b4,pad_reflect_portable_b4";
+  options.warm_up_seconds = 0.01;
+  judge::CostTable table;
+  std::vector<std::string> measured;
+  const auto skipped = judge::run_judge(limited.runtime(), options, table,
+                                        [&](const judge::JudgeProgress& p) { measured.push_back(p.kernel); });
+  EXPECT_EQ(measured, std::vector<std::string>{"pad_reflect_portable_b4"});
+  ASSERT_EQ(skipped.size(), 1u);
+  EXPECT_NE(skipped[0].find("pad_reflect_b4"), std::string::npos) << skipped[0];
+  EXPECT_NE(skipped[0].find("subgroupBallot"), std::string::npos) << skipped[0];
+  EXPECT_TRUE(limited.validation_messages().empty());
+}
+
 TEST_F(GpuTest, JudgeWritesACostTableThePlannerCanRead) {
   judge::JudgeOptions options;
   options.max_bytes = 1 << 20;

@@ -14,6 +14,7 @@
 #include "gpu_fixture.hpp"
 #include "judge/cost_table.hpp"
 #include "ops/launch.hpp"
+#include "ops/pad_family.hpp"
 #include "planner/planner.hpp"
 #include "reference/random_tensor.hpp"
 #include "reference/reference.hpp"
@@ -112,7 +113,7 @@ TEST(Planner, MeasuredCostsWinOverFormulas) {
   DeviceInfo device;
   device.name = "test device";
   device.shader_float64 = device.shader_int64 = device.buffer_int64_atomics = true;
-  device.subgroup_ballot = device.subgroup_shuffle = true;  // the f32 gather's tile pass uses them
+  device.subgroup_ballot = device.subgroup_shuffle = true;  // else the f32 gather is its portable build
   judge::CostTable table;
   const auto& det = fkc::require_contract("pad_backward_reflect_det_f32");
   const auto& atomic = fkc::require_contract("pad_backward_reflect_f32");
@@ -251,7 +252,30 @@ TEST(Planner, PortableBuildsOnlyWhereTheFastOnesCannotRun) {
     EXPECT_EQ(planner::plan(c.request, {&full, &table}).kernel_step().kernel, c.fast);
     EXPECT_EQ(planner::plan(c.request, {&bare, nullptr}).kernel_step().kernel, portable);
     EXPECT_EQ(ops::fast_build_of(portable), c.fast);
+    // The wrappers choose the same.
+    const auto wrapper = [&](const DeviceInfo& d) {
+      const auto dtype = c.request.inputs.front().dtype;
+      return c.request.op == OpRequest::Pad
+                 ? ops::pad_kernel(d, c.request.mode, dtype)
+                 : ops::pad_backward_kernel(d, c.request.mode, dtype, BackwardAlgorithm::Deterministic);
+    };
+    EXPECT_EQ(wrapper(full), c.fast);
+    EXPECT_EQ(wrapper(bare), portable);
   }
+  // A device that ends long loops refuses the long deterministic sums: the refusal names that limit,
+  // not the portable build the device does not need.
+  DeviceInfo limited = full;
+  limited.max_loop_iterations = 65535;
+  std::string msg;
+  const Request long_sums{OpRequest::PadBackward,
+                          PadMode::Replicate,
+                          {ViewLayout::dense(DType::F32, {101, 101, 8})},
+                          PadSpec{PadMode::Replicate, {0, 0, 0}, {100, 100, 0}},
+                          Scalar::from_int(0),
+                          PlanPolicy::DeterministicOnly};
+  EXPECT_EQ(code_of([&] { planner::plan(long_sums, {&limited, nullptr}); }, &msg), ErrorCode::NoKernel);
+  EXPECT_NE(msg.find("ends loops after 65535"), std::string::npos) << msg;
+  EXPECT_EQ(msg.find("portable"), std::string::npos) << msg;
   EXPECT_EQ(ops::fast_build_of("pad_reflect_b1"), "");
   EXPECT_EQ(ops::fast_build_of("pad_backward_reflect_det_portable_f32_x"), "");
 }

@@ -10,6 +10,7 @@
 #include "fkc/catalog.hpp"
 #include "judge/timing.hpp"
 #include "judge/workload.hpp"
+#include "ops/launch.hpp"
 #include "ops/pad_family.hpp"
 
 namespace fvk::judge {
@@ -134,6 +135,8 @@ BenchResult run_bench(rt::Device& device, const BenchOptions& options,
           const auto t = find_target(device.info(), f, d);
           if (!t) continue;
           if (!matches_filter(t->kernel, options.kernel_filter)) continue;
+          // A kernel the device cannot run (its public op refuses with FeatureMissing): no row.
+          if (!ops::missing_features(device.info(), fkc::require_contract(t->kernel)).empty()) continue;
           const bool elementwise = f.op == ops::Op::MaskedFill;
           const std::vector<std::int64_t> zeros(set.shape.size(), 0);
           const Workload w =

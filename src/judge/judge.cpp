@@ -1,5 +1,8 @@
 #include "judge/judge.hpp"
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
 #include <algorithm>
 #include <set>
 
@@ -7,6 +10,7 @@
 #include "judge/bench.hpp"
 #include "judge/timing.hpp"
 #include "judge/workload.hpp"
+#include "ops/launch.hpp"
 
 namespace fvk::judge {
 
@@ -46,8 +50,8 @@ MeasuredCost fit(const std::vector<std::pair<double, double>>& samples) {
   return c;
 }
 
-void run_judge(rt::Device& device, const JudgeOptions& options, CostTable& table,
-               const std::function<void(const JudgeProgress&)>& progress) {
+std::vector<std::string> run_judge(rt::Device& device, const JudgeOptions& options, CostTable& table,
+                                   const std::function<void(const JudgeProgress&)>& progress) {
   const auto& info = device.info();
   std::uint64_t max_bytes = options.max_bytes;
   if (max_bytes == 0)
@@ -56,8 +60,15 @@ void run_judge(rt::Device& device, const JudgeOptions& options, CostTable& table
   // One representative dtype per kernel (the first it accepts).
   std::vector<ops::Target> targets;
   std::set<std::string> seen;
-  for (const auto& t : ops::all_targets())
-    if (matches_filter(t.kernel, options.kernel_filter) && seen.insert(t.kernel).second) targets.push_back(t);
+  std::vector<std::string> skipped;
+  for (const auto& t : ops::all_targets()) {
+    if (!matches_filter(t.kernel, options.kernel_filter) || !seen.insert(t.kernel).second) continue;
+    if (const auto missing = ops::missing_features(info, fkc::require_contract(t.kernel)); !missing.empty()) {
+      skipped.push_back(fmt::format("{} (needs {})", t.kernel, fmt::join(missing, ", ")));
+      continue;
+    }
+    targets.push_back(t);
+  }
   BufferPool pool(device);
   // The size ladder: rows of 256 elements padded by 3 on both sides of both axes; masked_fill takes
   // the rows as is.
@@ -104,6 +115,7 @@ void run_judge(rt::Device& device, const JudgeOptions& options, CostTable& table
     table.put(info, t.kernel, cost);
     progress(JudgeProgress{t.kernel, ++index, targets.size(), cost});
   }
+  return skipped;
 }
 
 }  // namespace fvk::judge

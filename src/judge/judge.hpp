@@ -26,9 +26,11 @@ struct JudgeProgress {
   MeasuredCost cost;
 };
 
-// Measures every shipped kernel (one representative dtype each) and puts the results into `table`.
-void run_judge(rt::Device& device, const JudgeOptions& options, CostTable& table,
-               const std::function<void(const JudgeProgress&)>& progress);
+// Measures every shipped kernel the device can run (one representative dtype each) and puts the
+// results into `table`. Returns the kernels left out because the device lacks a feature their
+// contract requires (the ops and the planner never choose those there), each with what it lacks.
+std::vector<std::string> run_judge(rt::Device& device, const JudgeOptions& options, CostTable& table,
+                                   const std::function<void(const JudgeProgress&)>& progress);
 
 // Least-squares fit of ns = overhead + bytes / bandwidth over (bytes, ns) samples.
 MeasuredCost fit(const std::vector<std::pair<double, double>>& samples);

@@ -100,7 +100,8 @@ std::string request_words(const Request& r) {
 
 // Why one candidate does not apply: the stage it failed at (for picking the message) and the text.
 struct Rejection {
-  int stage = 0;  // 1 mode, 2 dtype, 3 rank, 4 feature, 5 determinism, 6 layout
+  int stage = 0;  // 0 a portable build where the fast one runs (never named), 1 mode, 2 dtype, 3 rank,
+                  // 4 feature, 5 determinism, 6 layout
   std::string why;
   int input = -1;  // stage 2: the input whose dtype was refused
 };
@@ -193,7 +194,7 @@ Plan plan(const Request& request, const PlanContext& ctx) {
       // A portable build stands in for its fast build only where the device cannot run that one
       // (the wrappers choose the same way).
       if (const auto fast = ops::fast_build_of(c->kernel); !fast.empty() && ops::usable_build(*ctx.device, fast) == fast) {
-        reject(4, fmt::format("{} is the portable build of {}, which '{}' runs", c->kernel, fast, ctx.device->name));
+        reject(0, fmt::format("{} is the portable build of {}, which '{}' runs", c->kernel, fast, ctx.device->name));
         continue;
       }
       // A device that ends long loops cannot run the deterministic backward's longest sums.

@@ -34,11 +34,12 @@ Registrar reg_judge([](CLI::App& app, GlobalOptions& global) {
     const std::string path = out->empty() ? judge::CostTable::default_path() : *out;
     auto table = judge::CostTable::load(path);
     fmt::print("judge on {} -> {}\n", ctx.device_info().name, path);
-    judge::run_judge(ctx.runtime(), *opts, table, [](const judge::JudgeProgress& p) {
+    const auto skipped = judge::run_judge(ctx.runtime(), *opts, table, [](const judge::JudgeProgress& p) {
       fmt::print("[{:>2}/{}] {:<32} overhead {:>9.0f} ns  bandwidth {:>8.2f} GB/s  ({} rungs)\n", p.index, p.total,
                  p.kernel, p.cost.overhead_ns, p.cost.bytes_per_ns, p.cost.samples.size());
       std::fflush(stdout);
     });
+    for (const auto& k : skipped) fmt::print("skipped: {}, which the device lacks\n", k);
     table.save(path);
     fmt::print("wrote {} entries to {}\n", table.size(), path);
     return 0;
