@@ -25,17 +25,23 @@ TEST(JudgeFit, RecoversOverheadAndBandwidth) {
   EXPECT_NEAR(c.estimate_ns(4e6), 5000 + 2e6, 1e-3);
 }
 
+// A short Judge run over the kernels matching `filter`.
+judge::JudgeOptions quick_judge(const std::string& filter) {
+  judge::JudgeOptions options;
+  options.max_bytes = 1 << 20;
+  options.reps = 3;
+  options.kernel_filter = filter;
+  options.warm_up_seconds = 0.05;
+  return options;
+}
+
 // On a device without subgroup operations the Judge measures the portable builds and leaves out the
 // fast builds, which cannot run there, saying what they lack.
 TEST(Judge, MeasuresOnlyWhatTheDeviceRuns) {
   ContextOptions o;
   o.disabled_features = {"subgroupBallot"};
   Context limited(o);
-  judge::JudgeOptions options;
-  options.max_bytes = 1 << 18;
-  options.reps = 2;
-  options.kernel_filter = "pad_reflect_b4,pad_reflect_portable_b4";
-  options.warm_up_seconds = 0.01;
+  const auto options = quick_judge("pad_reflect_b4,pad_reflect_portable_b4");
   judge::CostTable table;
   std::vector<std::string> measured;
   const auto skipped = judge::run_judge(limited.runtime(), options, table,
@@ -48,11 +54,7 @@ TEST(Judge, MeasuresOnlyWhatTheDeviceRuns) {
 }
 
 TEST_F(GpuTest, JudgeWritesACostTableThePlannerCanRead) {
-  judge::JudgeOptions options;
-  options.max_bytes = 1 << 20;
-  options.reps = 3;
-  options.kernel_filter = "pad_reflect_b4";
-  options.warm_up_seconds = 0.05;
+  const auto options = quick_judge("pad_reflect_b4");
   judge::CostTable table;
   int calls = 0;
   judge::run_judge(ctx().runtime(), options, table, [&](const judge::JudgeProgress& p) {

@@ -41,6 +41,17 @@ Request backward_request(PadMode mode, ViewLayout grad_out, PlanPolicy policy) {
       Scalar::from_int(0),    policy};
 }
 
+// Replicate pads of 100 on two outer axes of an f32 [101, 101, 8] grad_out: sums of 10201 terms,
+// more loop iterations than lavapipe runs in one invocation.
+Request long_replicate_sums(PlanPolicy policy) {
+  return Request{OpRequest::PadBackward,
+                 PadMode::Replicate,
+                 {ViewLayout::dense(DType::F32, {101, 101, 8})},
+                 PadSpec{PadMode::Replicate, {0, 0, 0}, {100, 100, 0}},
+                 Scalar::from_int(0),
+                 policy};
+}
+
 template <typename Fn>
 ErrorCode code_of(Fn&& fn, std::string* message = nullptr) {
   try {
@@ -139,15 +150,7 @@ TEST(Planner, DevicesThatEndLongLoopsGetTheAtomicKernelForLongSums) {
   // Replicate pads of 100 on two outer axes: sums of 10201 terms, more loop iterations than
   // lavapipe runs in one invocation. There the deterministic kernel is out: the atomic one where the
   // policy allows it, else NoKernel naming the limit. A device without the limit keeps the gather.
-  const ViewLayout grad_out = ViewLayout::dense(DType::F32, {101, 101, 8});
-  const auto request = [&](PlanPolicy policy) {
-    return Request{OpRequest::PadBackward,
-                   PadMode::Replicate,
-                   {grad_out},
-                   PadSpec{PadMode::Replicate, {0, 0, 0}, {100, 100, 0}},
-                   Scalar::from_int(0),
-                   policy};
-  };
+  const auto request = long_replicate_sums;
   DeviceInfo limited;
   limited.name = "a device that ends long loops";
   limited.max_loop_iterations = 65535;
@@ -267,13 +270,9 @@ TEST(Planner, PortableBuildsOnlyWhereTheFastOnesCannotRun) {
   DeviceInfo limited = full;
   limited.max_loop_iterations = 65535;
   std::string msg;
-  const Request long_sums{OpRequest::PadBackward,
-                          PadMode::Replicate,
-                          {ViewLayout::dense(DType::F32, {101, 101, 8})},
-                          PadSpec{PadMode::Replicate, {0, 0, 0}, {100, 100, 0}},
-                          Scalar::from_int(0),
-                          PlanPolicy::DeterministicOnly};
-  EXPECT_EQ(code_of([&] { planner::plan(long_sums, {&limited, nullptr}); }, &msg), ErrorCode::NoKernel);
+  EXPECT_EQ(code_of([&] { planner::plan(long_replicate_sums(PlanPolicy::DeterministicOnly), {&limited, nullptr}); },
+                    &msg),
+            ErrorCode::NoKernel);
   EXPECT_NE(msg.find("ends loops after 65535"), std::string::npos) << msg;
   EXPECT_EQ(msg.find("portable"), std::string::npos) << msg;
   EXPECT_EQ(ops::fast_build_of("pad_reflect_b1"), "");

@@ -198,7 +198,7 @@ std::uint64_t det_backward_loop_iterations(const PadGeometry& g, DType dtype, bo
 }
 
 std::string pad_backward_kernel(const DeviceInfo& device, PadMode mode, DType dtype, BackwardAlgorithm algorithm) {
-  if (mode == PadMode::Constant) return usable_build(device, fmt::format("pad_backward_const_b{}", byte_width(dtype)));
+  if (mode == PadMode::Constant) return backward_const_kernel(device, dtype);
   return usable_build(device, fmt::format("pad_backward_{}{}_{}", mode == PadMode::Reflect ? "reflect" : "replicate",
                                           algorithm == BackwardAlgorithm::Deterministic ? "_det" : "", name(dtype)));
 }

@@ -17,6 +17,8 @@ namespace fvk::ops {
 // device lacks a feature the fast one needs (usable_build, launch.hpp).
 std::string pad_kernel(const DeviceInfo& device, PadMode mode, DType dtype);
 std::string pad_backward_kernel(const DeviceInfo& device, PadMode mode, DType dtype, BackwardAlgorithm algorithm);
+// The constant-mode backward's crop (pad.cpp), which the atomic backward also runs.
+std::string backward_const_kernel(const DeviceInfo& device, DType dtype);
 std::string masked_fill_kernel(DType dtype);
 
 // Loop iterations one invocation of the deterministic reflect / replicate backward may run on this
