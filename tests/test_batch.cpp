@@ -105,5 +105,40 @@ TEST(Batch, PortableBuildsWithoutSubgroupOperations) {
   EXPECT_TRUE(limited.validation_messages().empty());
 }
 
+// A batch records the atomic backwards' adds of all its ops after one barrier (not one per op), and
+// before any later step that reads what they write. Both forms: fill then adds (small tensors), and
+// crop then adds (always_split_passes: the form of 1 MiB and more). Integer gradients: every order
+// of the adds gives the exact sum.
+TEST(Batch, AtomicBackwardsShareOneBarrierBeforeTheirAdds) {
+  for (const bool split : {false, true}) {
+    ContextOptions o;
+    o.always_split_passes = split;
+    Context c(o);
+    std::mt19937_64 rng(71);
+    const PadSpec spec{PadMode::Reflect, {0, 2, 1}, {0, 1, 3}};
+    std::vector<HostTensor> grads;
+    std::vector<Tensor> outs;
+    Batch b(c, PlanPolicy::PreferNondeterministic);
+    for (int i = 0; i < 4; ++i) {
+      HostTensor g = HostTensor::zeros(DType::F32, {3, 9, 37});
+      for (std::size_t k = 0; k < g.numel(); ++k) g.set<float>(k, static_cast<float>(static_cast<int>(rng() % 17) - 8));
+      grads.push_back(g);
+      outs.push_back(b.pad_backward(c.upload(g), spec));
+    }
+    const HostTensor mask_host = ref::random_mask(outs[0].shape(), 0.5, rng);
+    const Tensor filled = b.masked_fill(outs[0], c.upload(mask_host), Scalar::from_double(0.5));
+    EXPECT_EQ(b.barriers(), 2u) << "split " << split;  // the adds' one, then the masked_fill's
+    b.submit();
+    EXPECT_EQ(b.barriers(), 2u) << "split " << split;
+    std::vector<HostTensor> want;
+    for (std::size_t i = 0; i < grads.size(); ++i) {
+      want.push_back(ref::pad_backward_sum(grads[i], infer_pad_backward(grads[i].shape, spec)));
+      EXPECT_EQ(c.download(outs[i]).data, want[i].data) << "op " << i << ", split " << split;
+    }
+    EXPECT_EQ(c.download(filled).data, ref::masked_fill(want[0], mask_host, 0x3F000000u).data) << "split " << split;
+    for (const auto& m : c.validation_messages()) ADD_FAILURE() << "validation layer: " << m;
+  }
+}
+
 }  // namespace
 }  // namespace fvk::testing

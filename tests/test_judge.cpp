@@ -9,6 +9,7 @@
 #include "fkc/catalog.hpp"
 #include "fvk/error.hpp"
 #include "gpu_fixture.hpp"
+#include "judge/batch_bench.hpp"
 #include "judge/bench.hpp"
 #include "judge/cost_table.hpp"
 #include "judge/judge.hpp"
@@ -111,6 +112,29 @@ TEST_F(GpuTest, BenchReportsBandwidthAgainstTheCopyRoofline) {
   EXPECT_EQ(j.at("results").at(0).at("kernel"), "pad_const_b4");
   EXPECT_EQ(j.at("results").at(0).at("shape_set"), "small");
   EXPECT_NE(judge::to_csv(result).find("pad_const_b4"), std::string::npos);
+}
+
+TEST_F(GpuTest, BatchBenchTimesOpsInABatchAgainstTheSmallestOp) {
+  judge::BatchBenchOptions options;
+  options.set = judge::default_sets(true)[2];  // small
+  options.kernel_filter = "pad_reflect_b4,pad_backward_reflect_f32";
+  options.ops = 5;
+  options.rounds = 1;
+  const auto result = judge::run_batch_bench(ctx(), options, [](const judge::BatchRow&) {});
+  ASSERT_EQ(result.rows.size(), 2u);
+  EXPECT_GT(result.smallest_ns_per_op, 0);
+  for (const auto& row : result.rows) {
+    EXPECT_GT(row.ns_per_op, 0) << row.target.kernel;
+    EXPECT_DOUBLE_EQ(row.vs_smallest, row.ns_per_op / result.smallest_ns_per_op);
+    EXPECT_EQ(row.dispatches_per_op, 1.0) << row.target.kernel;
+  }
+  EXPECT_EQ(result.rows[0].target.kernel, "pad_reflect_b4");
+  EXPECT_EQ(result.rows[0].barriers, 0u);  // independent ops
+  EXPECT_EQ(result.rows[1].target.kernel, "pad_backward_reflect_f32");
+  EXPECT_EQ(result.rows[1].barriers, 1u);  // one before all the atomic adds
+  const auto j = nlohmann::json::parse(judge::to_json(result));
+  EXPECT_EQ(j.at("ops_per_batch"), 5);
+  EXPECT_EQ(j.at("results").at(1).at("kernel"), "pad_backward_reflect_f32");
 }
 
 }  // namespace

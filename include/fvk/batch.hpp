@@ -9,8 +9,11 @@
 // Each op is planned from the contracts (src/planner/): the kernel that accepts the dtype, rank and
 // layout, with a Contiguize step before any input the kernel cannot read as it is. Barriers go only
 // where a step reads or overwrites a buffer an earlier step of the batch wrote (or read), so
-// independent ops run back to back. Contiguize outputs are temporaries from the device's pool,
-// reused within and across batches. Outputs hold their values once submit() returns.
+// independent ops run back to back. An atomic pad backward has two phases with a barrier between
+// them (grad_in written once, then the pad's contributions added); the batch records the second
+// phases of all its atomic backwards after one barrier, so they do not wait once per op.
+// Contiguize outputs are temporaries from the device's pool, reused within and across batches.
+// Outputs hold their values once submit() returns.
 #pragma once
 
 #include <cstdint>

@@ -27,18 +27,7 @@ bool matches_filter(const std::string& kernel, const std::string& filter) {
   return false;
 }
 
-namespace {
-
-// The dtypes benchmarked per family: one per byte width, bf16 beside f16 (same kernel, PyTorch
-// treats them apart), and f64 for the summing backwards.
-struct Family {
-  ops::Op op;
-  PadMode mode;
-  BackwardAlgorithm algorithm;
-  std::vector<DType> dtypes;
-};
-
-std::vector<Family> families() {
+std::vector<BenchFamily> bench_families() {
   const std::vector<DType> movers{DType::U8, DType::F16, DType::BF16, DType::F32, DType::I64};
   const std::vector<DType> sums{DType::F32, DType::F16, DType::BF16, DType::F64};
   using A = BackwardAlgorithm;
@@ -55,9 +44,7 @@ std::vector<Family> families() {
   };
 }
 
-// The family's target for dtype d: the build its public op dispatches on this device (a portable
-// build where the device, or FVK_DISABLE_FEATURES, lacks a subgroup operation).
-std::optional<ops::Target> find_target(const DeviceInfo& device, const Family& f, DType d) {
+std::optional<ops::Target> find_bench_target(const DeviceInfo& device, const BenchFamily& f, DType d) {
   for (const auto& t : ops::all_targets())
     if (t.op == f.op && t.dtype == d && (f.op == ops::Op::MaskedFill || t.mode == f.mode) &&
         (f.op != ops::Op::PadBackward || f.mode == PadMode::Constant || t.algorithm == f.algorithm) &&
@@ -65,6 +52,8 @@ std::optional<ops::Target> find_target(const DeviceInfo& device, const Family& f
       return t;
   return std::nullopt;
 }
+
+namespace {
 
 const char* op_word(ops::Op op) {
   switch (op) {
@@ -130,9 +119,9 @@ BenchResult run_bench(rt::Device& device, const BenchOptions& options,
     for (const auto& set : options.sets) {
       BufferPool pool(device);
       const PadSpec spec = PadSpec::from_torch(PadMode::Constant, set.shape.size(), set.torch_pads);
-      for (const auto& f : families()) {
+      for (const auto& f : bench_families()) {
         for (const DType d : f.dtypes) {
-          const auto t = find_target(device.info(), f, d);
+          const auto t = find_bench_target(device.info(), f, d);
           if (!t) continue;
           if (!matches_filter(t->kernel, options.kernel_filter)) continue;
           // A kernel the device cannot run (its public op refuses with FeatureMissing): no row.

@@ -51,6 +51,20 @@ struct BenchOptions {
   double warm_up_seconds = 2.0;  // large copies first, so clocks have ramped up before timing
 };
 
+// A benchmarked family: its op, mode and algorithm, and the dtypes timed (one per byte width, bf16
+// beside f16 since PyTorch treats them apart, and f64 for the summing backwards).
+struct BenchFamily {
+  ops::Op op;
+  PadMode mode;
+  BackwardAlgorithm algorithm;
+  std::vector<DType> dtypes;
+};
+std::vector<BenchFamily> bench_families();
+
+// The family's target for dtype d: the build its public op dispatches on this device (a portable
+// build where the device, or FVK_DISABLE_FEATURES, lacks a subgroup operation).
+std::optional<ops::Target> find_bench_target(const DeviceInfo& device, const BenchFamily& f, DType d);
+
 // Whether the kernel name contains one of the comma-separated words of `filter` (empty: all).
 bool matches_filter(const std::string& kernel, const std::string& filter);
 

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <limits>
 #include <span>
 #include <string>
@@ -223,7 +224,9 @@ void check_pad_backward(const rt::Device& device, const PadGeometry& g, DType dt
 }
 
 void record_pad_backward(rt::Stream& stream, const PadGeometry& geometry, DType dtype, const rt::Buffer& grad_out,
-                         const rt::Buffer& grad_in, BackwardAlgorithm algorithm, std::string_view kernel) {
+                         const rt::Buffer& grad_in, BackwardAlgorithm algorithm, std::string_view kernel,
+                         SecondPhase* second) {
+  if (second != nullptr) *second = nullptr;
   if (geometry.mode == PadMode::Constant) {
     record_backward_const(stream, geometry, dtype, grad_out, grad_in, kernel);
     return;
@@ -241,6 +244,17 @@ void record_pad_backward(rt::Stream& stream, const PadGeometry& geometry, DType 
                                       stream.upload_small(std::as_bytes(std::span(sb)))};
   const auto rank = static_cast<std::uint32_t>(g.in.size());
   if (algorithm == BackwardAlgorithm::Atomic) {
+    // The atomic adds go after a barrier that follows the first phase: recorded here, or handed to
+    // the caller (a batch puts one barrier before the second phases of all its ops).
+    const std::array<rt::BufferRange, 3> bound{bindings[0], bindings[1], bindings[2]};
+    auto then = [&](SecondPhase rest) {
+      if (second != nullptr) {
+        *second = std::move(rest);
+        return;
+      }
+      stream.barrier();
+      rest(stream);
+    };
     // pad_backward_atomic.comp's passes (its specialization constant REGION).
     constexpr std::uint32_t kEveryElement = 0, kInnerPads = 1, kOuterPadRows = 2, kOuterPadGroups = 3;
     const std::uint64_t row_out = static_cast<std::uint64_t>(g.out.back());
@@ -259,35 +273,37 @@ void record_pad_backward(rt::Stream& stream, const PadGeometry& geometry, DType 
     const std::uint64_t lanes = std::max<std::uint64_t>(1, (row_out + 256 * 32 - 1) / (256 * 32)) * 32;
     if (big && rows * lanes <= kMax && rows * slots <= kMax) {
       record_backward_const(stream, g, dtype, grad_out, grad_in);
-      stream.barrier();
-      if (slots > 0) {
-        const PadPush edge{static_cast<std::uint32_t>(rows * slots), static_cast<std::uint32_t>(n_in), rank,
-                           static_cast<std::uint32_t>(slots), 0};
-        stream.dispatch(stream.device().kernel(kernel_name, kInnerPads), bindings, bytes_of(edge), rows * slots);
-      }
-      if (outer_pads && row_out <= 65536) {
-        // Rows of up to 65536 elements: G rows per workgroup, their rows with an outer pad listed
-        // and shared by 256 invocations, none adding more than 256 elements (G * row <= 65536). On
-        // the H200 against pass 2's 32 invocations per row: G = 32 took 0.84-0.96x the time on
-        // image, 0.67-0.84x on rank5; G = 256 (rank5) 1.01-1.15x: the more rows a workgroup holds,
-        // the longer each invocation's chain of dependent adds.
-        const std::uint64_t group = std::min<std::uint64_t>(32, 65536 / row_out);
-        const std::uint64_t invocations = grouped_invocations(rows, group);
-        const PadPush outer{static_cast<std::uint32_t>(invocations), static_cast<std::uint32_t>(n_in), rank,
-                            static_cast<std::uint32_t>(group), static_cast<std::uint32_t>(rows)};
-        stream.dispatch(stream.device().kernel(kernel_name, kOuterPadGroups), bindings, bytes_of(outer), invocations);
-      } else if (outer_pads) {
-        const PadPush outer{static_cast<std::uint32_t>(rows * lanes), static_cast<std::uint32_t>(n_in), rank,
-                            static_cast<std::uint32_t>(lanes), 0};
-        stream.dispatch(stream.device().kernel(kernel_name, kOuterPadRows), bindings, bytes_of(outer), rows * lanes);
-      }
+      then([=](rt::Stream& st) {
+        if (slots > 0) {
+          const PadPush edge{static_cast<std::uint32_t>(rows * slots), static_cast<std::uint32_t>(n_in), rank,
+                             static_cast<std::uint32_t>(slots), 0};
+          st.dispatch(st.device().kernel(kernel_name, kInnerPads), bound, bytes_of(edge), rows * slots);
+        }
+        if (outer_pads && row_out <= 65536) {
+          // Rows of up to 65536 elements: G rows per workgroup, their rows with an outer pad listed
+          // and shared by 256 invocations, none adding more than 256 elements (G * row <= 65536). On
+          // the H200 against pass 2's 32 invocations per row: G = 32 took 0.84-0.96x the time on
+          // image, 0.67-0.84x on rank5; G = 256 (rank5) 1.01-1.15x: the more rows a workgroup holds,
+          // the longer each invocation's chain of dependent adds.
+          const std::uint64_t group = std::min<std::uint64_t>(32, 65536 / row_out);
+          const std::uint64_t invocations = grouped_invocations(rows, group);
+          const PadPush outer{static_cast<std::uint32_t>(invocations), static_cast<std::uint32_t>(n_in), rank,
+                              static_cast<std::uint32_t>(group), static_cast<std::uint32_t>(rows)};
+          st.dispatch(st.device().kernel(kernel_name, kOuterPadGroups), bound, bytes_of(outer), invocations);
+        } else if (outer_pads) {
+          const PadPush outer{static_cast<std::uint32_t>(rows * lanes), static_cast<std::uint32_t>(n_in), rank,
+                              static_cast<std::uint32_t>(lanes), 0};
+          st.dispatch(st.device().kernel(kernel_name, kOuterPadRows), bound, bytes_of(outer), rows * lanes);
+        }
+      });
       return;
     }
     // Pass 0 only accumulates: grad_in starts at +0.0 in every format.
     stream.fill(grad_in, 0);
-    stream.barrier();
-    const PadPush push{static_cast<std::uint32_t>(n_out), static_cast<std::uint32_t>(n_in), rank, 0, 0};
-    stream.dispatch(stream.device().kernel(kernel_name, kEveryElement), bindings, bytes_of(push), n_out);
+    then([=](rt::Stream& st) {
+      const PadPush push{static_cast<std::uint32_t>(n_out), static_cast<std::uint32_t>(n_in), rank, 0, 0};
+      st.dispatch(st.device().kernel(kernel_name, kEveryElement), bound, bytes_of(push), n_out);
+    });
   } else {
     const std::uint64_t chunk = 16 / byte_width(dtype);
     const std::uint64_t chunks = (n_in + chunk - 1) / chunk;  // 16-byte chunks of grad_in

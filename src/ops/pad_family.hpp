@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 
@@ -39,10 +40,15 @@ void record_pad(rt::Stream& stream, const PadGeometry& g, DType dtype, const rt:
 // The constant-mode backward (a crop through pad.comp), pad.cpp.
 void record_backward_const(rt::Stream& stream, const PadGeometry& g, DType dtype, const rt::Buffer& grad_out,
                            const rt::Buffer& grad_in, std::string_view kernel = {});
-// The atomic kernels add the grad_out elements in a pad onto a crop (or, past 32-bit invocation
-// counts, everything onto a zero-filled grad_in).
+// The atomic kernels add the grad_out elements in a pad onto a crop (on grad_out of 1 MiB and more),
+// or every element onto a zero-filled grad_in: a first phase that writes every grad_in element,
+// then a barrier, then the atomic adds. With `second` null the whole op is recorded; otherwise the
+// first phase is, and *second receives the adds (empty for every other kernel), which the caller
+// records into the same stream after a barrier of its own, before the stream is submitted.
+using SecondPhase = std::function<void(rt::Stream&)>;
 void record_pad_backward(rt::Stream& stream, const PadGeometry& g, DType dtype, const rt::Buffer& grad_out,
-                         const rt::Buffer& grad_in, BackwardAlgorithm algorithm, std::string_view kernel = {});
+                         const rt::Buffer& grad_in, BackwardAlgorithm algorithm, std::string_view kernel = {},
+                         SecondPhase* second = nullptr);
 // The roofline copy (copy_b4): `bytes` (rounded up to 16: allocations are) from the start of src to dst.
 void record_copy(rt::Stream& stream, const rt::Buffer& src, const rt::Buffer& dst, std::uint64_t bytes);
 void record_masked_fill(rt::Stream& stream, std::uint32_t n, DType dtype, const rt::Buffer& in, const rt::Buffer& mask,

@@ -2,7 +2,9 @@
 // the batch's one command buffer. A hazard tracker puts a barrier only before a step that reads or
 // overwrites a buffer written earlier in the batch, or overwrites one read earlier (a pool
 // temporary reused); Contiguize outputs come from the device's pool and go back to it as soon as
-// their consumer is recorded.
+// their consumer is recorded. The atomic backward's adds, which must follow a barrier after its
+// first phase, wait until the tracker records a barrier anyway or the batch is submitted: the
+// waiting adds of every op go after one barrier.
 #include "fvk/batch.hpp"
 
 #include <fmt/format.h>
@@ -46,14 +48,31 @@ struct Batch::Impl {
     if (timed) t_begin = stream.timestamp();
   }
 
+  // The atomic backwards' second phases (their adds), each waiting for a barrier after its first
+  // phase: one barrier before all of them, recorded when a later step depends on one of those ops
+  // or at submit, so a batch of independent atomic backwards waits once, not once per op.
+  std::vector<ops::SecondPhase> later;
+
+  void barrier() {
+    stream.barrier();
+    ++barriers;
+  }
+
+  void record_later() {
+    if (later.empty()) return;
+    barrier();
+    for (auto& rest : later) rest(stream);
+    later.clear();
+  }
+
   // Orders a step that reads `reads` and writes `writes` after every earlier step it depends on.
   void order(std::initializer_list<const rt::Buffer*> reads, std::initializer_list<const rt::Buffer*> writes) {
     bool hazard = false;
     for (const auto* b : reads) hazard = hazard || written.count(b->handle());
     for (const auto* b : writes) hazard = hazard || written.count(b->handle()) || read.count(b->handle());
     if (hazard) {
-      stream.barrier();
-      ++barriers;
+      record_later();  // the buffers in `written` and `read` include those of the waiting phases
+      barrier();
       written.clear();
       read.clear();
     }
@@ -125,10 +144,13 @@ struct Batch::Impl {
         order({inputs[0]}, {&dst});
         ops::record_pad(stream, plan.geometry, plan.dtype, *inputs[0], dst, plan.fill_bits);
         break;
-      case planner::OpRequest::PadBackward:
+      case planner::OpRequest::PadBackward: {
         order({inputs[0]}, {&dst});
-        ops::record_pad_backward(stream, plan.geometry, plan.dtype, *inputs[0], dst, algorithm);
+        ops::SecondPhase rest;
+        ops::record_pad_backward(stream, plan.geometry, plan.dtype, *inputs[0], dst, algorithm, {}, &rest);
+        if (rest) later.push_back(std::move(rest));
         break;
+      }
       case planner::OpRequest::MaskedFill:
         order({inputs[0], inputs[1]}, {&dst});
         ops::record_masked_fill(stream, static_cast<std::uint32_t>(numel(plan.out_shape)), plan.dtype, *inputs[0],
@@ -143,6 +165,7 @@ struct Batch::Impl {
 
   void submit() {
     check_open();
+    record_later();
     if (timed) t_end = stream.timestamp();
     stream.barrier();  // outputs visible to transfers and the host
     stream.submit_and_wait();

@@ -1,12 +1,15 @@
 // fvk judge: measure every kernel's cost on this device and store it where the planner reads it.
 // fvk bench: realistic shapes, GB/s and the fraction of the copy roofline, as a table, JSON and CSV.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
+#include <algorithm>
 #include <fstream>
 
 #include "cli_util.hpp"
 #include "commands.hpp"
 #include "fvk/error.hpp"
+#include "judge/batch_bench.hpp"
 #include "judge/bench.hpp"
 #include "judge/judge.hpp"
 
@@ -53,6 +56,8 @@ Registrar reg_bench([](CLI::App& app, GlobalOptions& global) {
   auto sets = std::make_shared<std::string>();
   auto quick = std::make_shared<bool>(false);
   auto opts = std::make_shared<judge::BenchOptions>();
+  auto batch = std::make_shared<int>(0);
+  auto batch_json = std::make_shared<std::string>();
   sub->add_option("--json", *json, "write results as JSON");
   sub->add_option("--csv", *csv, "write results as CSV");
   sub->add_option("--sets", *sets, "comma-separated subset of image,audio,small,rank5");
@@ -62,7 +67,11 @@ Registrar reg_bench([](CLI::App& app, GlobalOptions& global) {
   sub->add_option("--warm-up", opts->warm_up_seconds, "seconds of large copies before timing (clocks ramp up)");
   sub->add_option("--kernel", opts->kernel_filter,
                   "only kernels whose name contains one of these comma-separated words");
-  set_action(sub, [&global, json, csv, sets, quick, opts, sub]() {
+  sub->add_option("--batch", *batch,
+                  "also time the small set's ops recorded N at a time into one batch, per op, against the smallest "
+                  "op (a one-element masked_fill) recorded the same way");
+  sub->add_option("--batch-json", *batch_json, "write the --batch results as JSON");
+  set_action(sub, [&global, json, csv, sets, quick, opts, batch, batch_json, sub]() {
     if (*quick && sub->count("--rounds") == 0) opts->rounds = 1;
     Context ctx = make_context(global);
     for (auto& s : judge::default_sets(*quick))
@@ -79,6 +88,21 @@ Registrar reg_bench([](CLI::App& app, GlobalOptions& global) {
     fmt::print("copy roofline (large copy): {:.1f} GB/s\n", result.copy_roofline_gbps);
     if (!json->empty()) write_file(*json, judge::to_json(result));
     if (!csv->empty()) write_file(*csv, judge::to_csv(result));
+    if (*batch > 0) {
+      const auto small =
+          std::find_if(opts->sets.begin(), opts->sets.end(), [](const auto& s) { return s.name == "small"; });
+      if (small == opts->sets.end()) fail(ErrorCode::InvalidArgument, "--batch times the small set: add it to --sets");
+      const judge::BatchBenchOptions bo{*small, *batch, opts->rounds, opts->kernel_filter};
+      fmt::print("\n{} ops per batch, small set {}: GPU time per op\n", *batch, fmt::join(small->shape, "x"));
+      fmt::print("{:<32} {:<5} {:>12} {:>11} {:>9} {:>12}\n", "kernel", "dtype", "us per op", "dispatches", "barriers",
+                 "vs smallest");
+      const auto br = judge::run_batch_bench(ctx, bo, [](const judge::BatchRow& r) {
+        fmt::print("{:<32} {:<5} {:>12.3f} {:>11.0f} {:>9} {:>11.2f}x\n", r.target.kernel, name(r.target.dtype),
+                   r.ns_per_op / 1000, r.dispatches_per_op, r.barriers, r.vs_smallest);
+      });
+      fmt::print("smallest op (masked_fill of one f32 element): {:.3f} us per op\n", br.smallest_ns_per_op / 1000);
+      if (!batch_json->empty()) write_file(*batch_json, judge::to_json(br));
+    }
     return 0;
   });
 });
