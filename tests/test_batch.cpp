@@ -108,11 +108,14 @@ TEST(Batch, PortableBuildsWithoutSubgroupOperations) {
 // A batch records the atomic backwards' adds of all its ops after one barrier (not one per op), and
 // before any later step that reads what they write. Both forms: fill then adds (small tensors), and
 // crop then adds (always_split_passes: the form of 1 MiB and more). Integer gradients: every order
-// of the adds gives the exact sum.
+// of the adds gives the exact sum. With the validation layer on (FVK_VALIDATION=1, as in CI), its
+// synchronization validation reports a missing or misplaced barrier even where the device (lavapipe)
+// happens to run the commands in order.
 TEST(Batch, AtomicBackwardsShareOneBarrierBeforeTheirAdds) {
   for (const bool split : {false, true}) {
     ContextOptions o;
     o.always_split_passes = split;
+    o.validate_synchronization = true;
     Context c(o);
     std::mt19937_64 rng(71);
     const PadSpec spec{PadMode::Reflect, {0, 2, 1}, {0, 1, 3}};
@@ -136,6 +139,28 @@ TEST(Batch, AtomicBackwardsShareOneBarrierBeforeTheirAdds) {
       EXPECT_EQ(c.download(outs[i]).data, want[i].data) << "op " << i << ", split " << split;
     }
     EXPECT_EQ(c.download(filled).data, ref::masked_fill(want[0], mask_host, 0x3F000000u).data) << "split " << split;
+
+    // Views: each op reads a Contiguize temporary, which goes back to the pool while the op's adds
+    // wait; the next op's Contiguize takes the same temporary and may overwrite it only after them.
+    auto& pool = c.runtime().temp_pool();
+    const auto reuses = pool.reuses();
+    Batch v(c, PlanPolicy::PreferNondeterministic);
+    std::vector<HostTensor> realized;
+    std::vector<Tensor> view_outs;
+    for (int i = 0; i < 3; ++i) {
+      HostTensor g = HostTensor::zeros(DType::F32, {37, 9, 3});
+      for (std::size_t k = 0; k < g.numel(); ++k) g.set<float>(k, static_cast<float>(static_cast<int>(rng() % 17) - 8));
+      const TensorView t = TensorView(c.upload(g)).permute({2, 1, 0});
+      realized.push_back(ref::contiguize(g.data, DType::F32, t.shape(), t.strides(), t.offset()));
+      view_outs.push_back(v.pad_backward(t, spec));
+    }
+    v.submit();
+    EXPECT_EQ(v.contiguize_steps(), 3u);
+    EXPECT_GE(pool.reuses(), reuses + 2) << "split " << split;
+    for (std::size_t i = 0; i < realized.size(); ++i)
+      EXPECT_EQ(c.download(view_outs[i]).data,
+                ref::pad_backward_sum(realized[i], infer_pad_backward(realized[i].shape, spec)).data)
+          << "view op " << i << ", split " << split;
     for (const auto& m : c.validation_messages()) ADD_FAILURE() << "validation layer: " << m;
   }
 }

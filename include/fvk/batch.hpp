@@ -10,8 +10,9 @@
 // layout, with a Contiguize step before any input the kernel cannot read as it is. Barriers go only
 // where a step reads or overwrites a buffer an earlier step of the batch wrote (or read), so
 // independent ops run back to back. An atomic pad backward has two phases with a barrier between
-// them (grad_in written once, then the pad's contributions added); the batch records the second
-// phases of all its atomic backwards after one barrier, so they do not wait once per op.
+// them (grad_in written once, then the pad's contributions added); its adds wait for the next
+// barrier the batch records anyway (before a step that depends on a waiting op) or for submit(),
+// so a run of independent atomic backwards shares one barrier instead of one per op.
 // Contiguize outputs are temporaries from the device's pool, reused within and across batches.
 // Outputs hold their values once submit() returns.
 #pragma once
@@ -50,10 +51,14 @@ class Batch {
   // Ends recording, submits once and waits.
   void submit();
 
-  std::size_t ops() const;               // ops recorded
-  std::size_t dispatches() const;        // kernel dispatches recorded (Contiguize steps included)
+  std::size_t ops() const;  // ops recorded
+  // Kernel dispatches recorded (Contiguize steps included); atomic backwards' adds count once
+  // recorded, at the next barrier or at submit().
+  std::size_t dispatches() const;
   std::size_t contiguize_steps() const;  // Contiguize steps recorded
-  std::size_t barriers() const;          // barriers recorded between steps
+  // Barriers recorded: before steps that depend on earlier ones, and the one before the waiting
+  // atomic backwards' adds (a step that depends on waiting adds gets both).
+  std::size_t barriers() const;
   double gpu_ns() const;  // after submit: GPU time from the first step to the last (0 without timestamps)
 
  private:

@@ -41,6 +41,10 @@ struct ContextOptions {
   // `fvk stats`). Needs VK_KHR_pipeline_executable_properties: FeatureMissing on a device without
   // it. For profiling.
   bool capture_pipeline_statistics = false;
+  // With the validation layer on, also its synchronization validation: a missing or misplaced
+  // barrier between two commands that touch the same memory is reported, whatever order the
+  // device happens to run them in. Slow; for tests.
+  bool validate_synchronization = false;
 };
 
 class Context {

@@ -273,11 +273,16 @@ void record_pad_backward(rt::Stream& stream, const PadGeometry& geometry, DType 
     const std::uint64_t lanes = std::max<std::uint64_t>(1, (row_out + 256 * 32 - 1) / (256 * 32)) * 32;
     if (big && rows * lanes <= kMax && rows * slots <= kMax) {
       record_backward_const(stream, g, dtype, grad_out, grad_in);
+      // The pipelines now, so that the adds, recorded perhaps later, do not create them.
+      auto& device = stream.device();
+      const rt::Kernel* inner_pads = slots > 0 ? &device.kernel(kernel_name, kInnerPads) : nullptr;
+      const rt::Kernel* outer_rows =
+          outer_pads ? &device.kernel(kernel_name, row_out <= 65536 ? kOuterPadGroups : kOuterPadRows) : nullptr;
       then([=](rt::Stream& st) {
-        if (slots > 0) {
+        if (inner_pads != nullptr) {
           const PadPush edge{static_cast<std::uint32_t>(rows * slots), static_cast<std::uint32_t>(n_in), rank,
                              static_cast<std::uint32_t>(slots), 0};
-          st.dispatch(st.device().kernel(kernel_name, kInnerPads), bound, bytes_of(edge), rows * slots);
+          st.dispatch(*inner_pads, bound, bytes_of(edge), rows * slots);
         }
         if (outer_pads && row_out <= 65536) {
           // Rows of up to 65536 elements: G rows per workgroup, their rows with an outer pad listed
@@ -289,20 +294,21 @@ void record_pad_backward(rt::Stream& stream, const PadGeometry& geometry, DType 
           const std::uint64_t invocations = grouped_invocations(rows, group);
           const PadPush outer{static_cast<std::uint32_t>(invocations), static_cast<std::uint32_t>(n_in), rank,
                               static_cast<std::uint32_t>(group), static_cast<std::uint32_t>(rows)};
-          st.dispatch(st.device().kernel(kernel_name, kOuterPadGroups), bound, bytes_of(outer), invocations);
+          st.dispatch(*outer_rows, bound, bytes_of(outer), invocations);
         } else if (outer_pads) {
           const PadPush outer{static_cast<std::uint32_t>(rows * lanes), static_cast<std::uint32_t>(n_in), rank,
                               static_cast<std::uint32_t>(lanes), 0};
-          st.dispatch(st.device().kernel(kernel_name, kOuterPadRows), bound, bytes_of(outer), rows * lanes);
+          st.dispatch(*outer_rows, bound, bytes_of(outer), rows * lanes);
         }
       });
       return;
     }
     // Pass 0 only accumulates: grad_in starts at +0.0 in every format.
     stream.fill(grad_in, 0);
+    const rt::Kernel* every = &stream.device().kernel(kernel_name, kEveryElement);
     then([=](rt::Stream& st) {
       const PadPush push{static_cast<std::uint32_t>(n_out), static_cast<std::uint32_t>(n_in), rank, 0, 0};
-      st.dispatch(st.device().kernel(kernel_name, kEveryElement), bound, bytes_of(push), n_out);
+      st.dispatch(*every, bound, bytes_of(push), n_out);
     });
   } else {
     const std::uint64_t chunk = 16 / byte_width(dtype);

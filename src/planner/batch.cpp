@@ -11,6 +11,8 @@
 
 #include <chrono>
 #include <set>
+#include <utility>
+#include <vector>
 
 #include "fvk/error.hpp"
 #include "ops/contiguize.hpp"
@@ -37,6 +39,11 @@ struct Batch::Impl {
   rt::Stream stream;
   planner::PlanContext plan_ctx;
   std::set<VkBuffer> written, read;  // since the last barrier
+  // The atomic backwards' second phases (their adds), each waiting for a barrier after its first
+  // phase: one barrier before all of them, recorded when a later step depends on one of those ops
+  // or at submit, so a batch of independent atomic backwards waits once, not once per op. Their
+  // buffers stay in `written` and `read` until then.
+  std::vector<ops::SecondPhase> later;
   std::uint32_t t_begin = 0, t_end = 0;
   bool timed = false, submitted = false;
   std::size_t ops = 0, contiguize = 0, barriers = 0;
@@ -48,11 +55,6 @@ struct Batch::Impl {
     if (timed) t_begin = stream.timestamp();
   }
 
-  // The atomic backwards' second phases (their adds), each waiting for a barrier after its first
-  // phase: one barrier before all of them, recorded when a later step depends on one of those ops
-  // or at submit, so a batch of independent atomic backwards waits once, not once per op.
-  std::vector<ops::SecondPhase> later;
-
   void barrier() {
     stream.barrier();
     ++barriers;
@@ -60,9 +62,10 @@ struct Batch::Impl {
 
   void record_later() {
     if (later.empty()) return;
+    // Taken out first: should one of them throw, none is recorded twice by a later call.
+    const std::vector<ops::SecondPhase> waiting = std::exchange(later, {});
     barrier();
-    for (auto& rest : later) rest(stream);
-    later.clear();
+    for (const auto& rest : waiting) rest(stream);
   }
 
   // Orders a step that reads `reads` and writes `writes` after every earlier step it depends on.

@@ -103,7 +103,7 @@ bool env_flag(const char* name) {
   return v && std::strcmp(v, "0") != 0 && *v != '\0';
 }
 
-vk::raii::Instance make_instance(const vk::raii::Context& context, bool validation) {
+vk::raii::Instance make_instance(const vk::raii::Context& context, bool validation, bool synchronization = false) {
   vk::ApplicationInfo app{.pApplicationName = "fuel-vulkan-kernels",
                           .applicationVersion = 1,
                           .pEngineName = "fvk",
@@ -121,7 +121,13 @@ vk::raii::Instance make_instance(const vk::raii::Context& context, bool validati
     layers.push_back(kValidationLayer);
     extensions.push_back(VK_EXT_DEBUG_UTILS_EXTENSION_NAME);
   }
-  vk::InstanceCreateInfo info{.pApplicationInfo = &app,
+  // The layer's synchronization validation, through VK_EXT_validation_features (which the layer
+  // provides).
+  const vk::ValidationFeatureEnableEXT sync = vk::ValidationFeatureEnableEXT::eSynchronizationValidation;
+  const vk::ValidationFeaturesEXT features{.enabledValidationFeatureCount = 1, .pEnabledValidationFeatures = &sync};
+  if (validation && synchronization) extensions.push_back(VK_EXT_VALIDATION_FEATURES_EXTENSION_NAME);
+  vk::InstanceCreateInfo info{.pNext = validation && synchronization ? &features : nullptr,
+                              .pApplicationInfo = &app,
                               .enabledLayerCount = static_cast<std::uint32_t>(layers.size()),
                               .ppEnabledLayerNames = layers.data(),
                               .enabledExtensionCount = static_cast<std::uint32_t>(extensions.size()),
@@ -175,7 +181,7 @@ Device::Device(const DeviceOptions& options)
     : always_split_passes_(options.always_split_passes), capture_statistics_(options.capture_pipeline_statistics) {
   validation_ = options.validation.value_or(env_flag("FVK_VALIDATION"));
   try {
-    instance_ = make_instance(context_, validation_);
+    instance_ = make_instance(context_, validation_, options.validate_synchronization);
   } catch (const vk::SystemError& e) {
     fail(ErrorCode::DeviceNotFound, fmt::format("cannot create a Vulkan instance ({}); is a Vulkan driver installed "
                                                 "(Debian: mesa-vulkan-drivers)?",

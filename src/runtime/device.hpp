@@ -43,6 +43,7 @@ struct DeviceOptions {
   std::uint32_t max_workgroups_x = 0;          // 0: the device's limit
   bool always_split_passes = false;            // see ContextOptions
   bool capture_pipeline_statistics = false;    // see ContextOptions
+  bool validate_synchronization = false;       // see ContextOptions
 };
 
 class Device {

@@ -77,6 +77,15 @@ Registrar reg_bench([](CLI::App& app, GlobalOptions& global) {
     for (auto& s : judge::default_sets(*quick))
       if (sets->empty() || ("," + *sets + ",").find("," + s.name + ",") != std::string::npos) opts->sets.push_back(s);
     if (opts->sets.empty()) fail(ErrorCode::InvalidArgument, fmt::format("--sets '{}' names no known set", *sets));
+    // --batch's arguments checked before anything is timed.
+    const auto small =
+        std::find_if(opts->sets.begin(), opts->sets.end(), [](const auto& s) { return s.name == "small"; });
+    if (sub->count("--batch") > 0 && *batch < 1)
+      fail(ErrorCode::InvalidArgument, fmt::format("--batch {}: the ops per batch must be at least 1", *batch));
+    if (*batch > 0 && small == opts->sets.end())
+      fail(ErrorCode::InvalidArgument, "--batch times the small set's ops: add small to --sets");
+    if (!batch_json->empty() && *batch == 0)
+      fail(ErrorCode::InvalidArgument, "--batch-json writes the --batch results: give --batch N too");
     fmt::print("bench on {} ({})\n", ctx.device_info().name, ctx.device_info().driver);
     fmt::print("{:<6} {:<32} {:<5} {:>12} {:>10} {:>10} {:>7}\n", "set", "kernel", "dtype", "time (us)", "GB/s",
                "copy GB/s", "roof");
@@ -89,9 +98,6 @@ Registrar reg_bench([](CLI::App& app, GlobalOptions& global) {
     if (!json->empty()) write_file(*json, judge::to_json(result));
     if (!csv->empty()) write_file(*csv, judge::to_csv(result));
     if (*batch > 0) {
-      const auto small =
-          std::find_if(opts->sets.begin(), opts->sets.end(), [](const auto& s) { return s.name == "small"; });
-      if (small == opts->sets.end()) fail(ErrorCode::InvalidArgument, "--batch times the small set: add it to --sets");
       const judge::BatchBenchOptions bo{*small, *batch, opts->rounds, opts->kernel_filter};
       fmt::print("\n{} ops per batch, small set {}: GPU time per op\n", *batch, fmt::join(small->shape, "x"));
       fmt::print("{:<32} {:<5} {:>12} {:>11} {:>9} {:>12}\n", "kernel", "dtype", "us per op", "dispatches", "barriers",
