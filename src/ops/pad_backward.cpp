@@ -273,6 +273,7 @@ void record_pad_backward(rt::Stream& stream, const PadGeometry& geometry, DType 
     const std::uint64_t lanes = std::max<std::uint64_t>(1, (row_out + 256 * 32 - 1) / (256 * 32)) * 32;
     if (big && rows * lanes <= kMax && rows * slots <= kMax) {
       record_backward_const(stream, g, dtype, grad_out, grad_in);
+      if (slots == 0 && !outer_pads) return;  // no pad: the crop is the whole op
       // The pipelines now, so that the adds, recorded perhaps later, do not create them.
       auto& device = stream.device();
       const rt::Kernel* inner_pads = slots > 0 ? &device.kernel(kernel_name, kInnerPads) : nullptr;
