@@ -181,7 +181,7 @@ Device::Device(const DeviceOptions& options)
     : always_split_passes_(options.always_split_passes), capture_statistics_(options.capture_pipeline_statistics) {
   validation_ = options.validation.value_or(env_flag("FVK_VALIDATION"));
   try {
-    instance_ = make_instance(context_, validation_, options.validate_synchronization);
+    instance_ = make_instance(context_, validation_, options.validate_synchronization || env_flag("FVK_VALIDATE_SYNC"));
   } catch (const vk::SystemError& e) {
     fail(ErrorCode::DeviceNotFound, fmt::format("cannot create a Vulkan instance ({}); is a Vulkan driver installed "
                                                 "(Debian: mesa-vulkan-drivers)?",
