@@ -43,7 +43,7 @@ struct ContextOptions {
   bool capture_pipeline_statistics = false;
   // With the validation layer on, also its synchronization validation: a missing or misplaced
   // barrier between two commands that touch the same memory is reported, whatever order the
-  // device happens to run them in. Slow; for tests. Also on with env FVK_VALIDATE_SYNC=1.
+  // device happens to run them in. For tests. Also on with env FVK_VALIDATE_SYNC=1.
   bool validate_synchronization = false;
 };
 
