@@ -118,13 +118,18 @@ TEST(Batch, AtomicBackwardsShareOneBarrierBeforeTheirAdds) {
     o.validate_synchronization = true;
     Context c(o);
     std::mt19937_64 rng(71);
+    // f32 integers in [-8, 8].
+    auto integer_grad = [&rng](const Shape& shape) {
+      HostTensor g = HostTensor::zeros(DType::F32, shape);
+      for (std::size_t k = 0; k < g.numel(); ++k) g.set<float>(k, static_cast<float>(static_cast<int>(rng() % 17) - 8));
+      return g;
+    };
     const PadSpec spec{PadMode::Reflect, {0, 2, 1}, {0, 1, 3}};
     std::vector<HostTensor> grads;
     std::vector<Tensor> outs;
     Batch b(c, PlanPolicy::PreferNondeterministic);
     for (int i = 0; i < 4; ++i) {
-      HostTensor g = HostTensor::zeros(DType::F32, {3, 9, 37});
-      for (std::size_t k = 0; k < g.numel(); ++k) g.set<float>(k, static_cast<float>(static_cast<int>(rng() % 17) - 8));
+      const HostTensor g = integer_grad({3, 9, 37});
       grads.push_back(g);
       outs.push_back(b.pad_backward(c.upload(g), spec));
     }
@@ -148,8 +153,7 @@ TEST(Batch, AtomicBackwardsShareOneBarrierBeforeTheirAdds) {
     std::vector<HostTensor> realized;
     std::vector<Tensor> view_outs;
     for (int i = 0; i < 3; ++i) {
-      HostTensor g = HostTensor::zeros(DType::F32, {37, 9, 3});
-      for (std::size_t k = 0; k < g.numel(); ++k) g.set<float>(k, static_cast<float>(static_cast<int>(rng() % 17) - 8));
+      const HostTensor g = integer_grad({37, 9, 3});
       const TensorView t = TensorView(c.upload(g)).permute({2, 1, 0});
       realized.push_back(ref::contiguize(g.data, DType::F32, t.shape(), t.strides(), t.offset()));
       view_outs.push_back(v.pad_backward(t, spec));

@@ -10,6 +10,7 @@
 #include "fvk/batch.hpp"
 #include "fvk/error.hpp"
 #include "fvk/host_tensor.hpp"
+#include "fvk/pad_spec.hpp"
 #include "ops/launch.hpp"
 
 namespace fvk::judge {
@@ -50,9 +51,9 @@ BatchBenchResult run_batch_bench(Context& ctx, const BatchBenchOptions& options,
   result.ops = options.ops;
   const int rounds = std::max(options.rounds, 1);
   const Shape shape = options.set.shape;
-  const PadSpec constant = PadSpec::from_torch(PadMode::Constant, shape.size(), options.set.torch_pads);
-  Shape padded = shape;
-  for (std::size_t a = 0; a < shape.size(); ++a) padded[a] += constant.left[a] + constant.right[a];
+  // The backward's grad_out: the padded shape.
+  const Shape padded =
+      infer_pad(shape, PadSpec::from_torch(PadMode::Constant, shape.size(), options.set.torch_pads)).out;
 
   // The reference: the smallest op.
   const Tensor one = ctx.upload(HostTensor::zeros(DType::F32, {1}));
@@ -61,12 +62,7 @@ BatchBenchResult run_batch_bench(Context& ctx, const BatchBenchOptions& options,
   (void)time_batch(ctx, PlanPolicy::DeterministicOnly, 1, smallest);  // pipelines created
   result.smallest_ns_per_op = std::numeric_limits<double>::infinity();
 
-  struct Pending {
-    ops::Target target;
-    std::function<Tensor(Batch&)> op;
-  };
-  std::vector<Pending> pending;
-  std::vector<Tensor> inputs;  // kept alive for the ops
+  std::vector<std::function<Tensor(Batch&)>> row_ops;  // result.rows[i]'s op (its inputs held by value)
   for (const auto& f : bench_families()) {
     for (const DType d : f.dtypes) {
       const auto t = find_bench_target(ctx.device_info(), f, d);
@@ -76,22 +72,18 @@ BatchBenchResult run_batch_bench(Context& ctx, const BatchBenchOptions& options,
       std::function<Tensor(Batch&)> op;
       switch (f.op) {
         case ops::Op::Pad: {
-          inputs.push_back(ctx.upload(HostTensor::zeros(d, shape)));
-          const Tensor in = inputs.back();
+          const Tensor in = ctx.upload(HostTensor::zeros(d, shape));
           op = [in, spec](Batch& b) { return b.pad(in, spec, Scalar::from_int(0)); };
           break;
         }
         case ops::Op::PadBackward: {
-          inputs.push_back(ctx.upload(HostTensor::zeros(d, padded)));
-          const Tensor grad_out = inputs.back();
+          const Tensor grad_out = ctx.upload(HostTensor::zeros(d, padded));
           op = [grad_out, spec](Batch& b) { return b.pad_backward(grad_out, spec); };
           break;
         }
         case ops::Op::MaskedFill: {
-          inputs.push_back(ctx.upload(HostTensor::zeros(d, shape)));
-          const Tensor in = inputs.back();
-          inputs.push_back(ctx.upload(HostTensor::zeros(DType::Bool, shape)));
-          const Tensor mask = inputs.back();
+          const Tensor in = ctx.upload(HostTensor::zeros(d, shape));
+          const Tensor mask = ctx.upload(HostTensor::zeros(DType::Bool, shape));
           op = [in, mask](Batch& b) { return b.masked_fill(in, mask, Scalar::from_int(1)); };
           break;
         }
@@ -102,14 +94,14 @@ BatchBenchResult run_batch_bench(Context& ctx, const BatchBenchOptions& options,
       row.target = *t;
       row.ns_per_op = std::numeric_limits<double>::infinity();
       result.rows.push_back(row);
-      pending.push_back({*t, std::move(op)});
+      row_ops.push_back(std::move(op));
     }
   }
   for (int round = 0; round < rounds; ++round) {
     result.smallest_ns_per_op = std::min(
         result.smallest_ns_per_op, time_batch(ctx, PlanPolicy::DeterministicOnly, options.ops, smallest).ns_per_op);
-    for (std::size_t i = 0; i < pending.size(); ++i) {
-      const BatchTime t = time_batch(ctx, policy_for(pending[i].target), options.ops, pending[i].op);
+    for (std::size_t i = 0; i < row_ops.size(); ++i) {
+      const BatchTime t = time_batch(ctx, policy_for(result.rows[i].target), options.ops, row_ops[i]);
       result.rows[i].ns_per_op = std::min(result.rows[i].ns_per_op, t.ns_per_op);
       result.rows[i].dispatches_per_op = t.dispatches_per_op;
       result.rows[i].barriers = t.barriers;

@@ -240,13 +240,12 @@ void record_pad_backward(rt::Stream& stream, const PadGeometry& geometry, DType 
   // The deterministic kernel divides by grad_in's dims, the atomic one by grad_out's (divisors after
   // left_pad).
   const auto sb = with_divisors(shape_buf(g), algorithm == BackwardAlgorithm::Atomic ? g.out : g.in);
-  const rt::BufferRange bindings[] = {rt::whole(grad_out), rt::whole(grad_in),
-                                      stream.upload_small(std::as_bytes(std::span(sb)))};
+  const std::array<rt::BufferRange, 3> bindings{rt::whole(grad_out), rt::whole(grad_in),
+                                                stream.upload_small(std::as_bytes(std::span(sb)))};
   const auto rank = static_cast<std::uint32_t>(g.in.size());
   if (algorithm == BackwardAlgorithm::Atomic) {
     // The atomic adds go after a barrier that follows the first phase: recorded here, or handed to
     // the caller (a batch puts one barrier before the second phases of all its ops).
-    const std::array<rt::BufferRange, 3> bound{bindings[0], bindings[1], bindings[2]};
     auto then = [&](SecondPhase rest) {
       if (second != nullptr) {
         *second = std::move(rest);
@@ -283,7 +282,7 @@ void record_pad_backward(rt::Stream& stream, const PadGeometry& geometry, DType 
         if (inner_pads != nullptr) {
           const PadPush edge{static_cast<std::uint32_t>(rows * slots), static_cast<std::uint32_t>(n_in), rank,
                              static_cast<std::uint32_t>(slots), 0};
-          st.dispatch(*inner_pads, bound, bytes_of(edge), rows * slots);
+          st.dispatch(*inner_pads, bindings, bytes_of(edge), rows * slots);
         }
         if (outer_pads && row_out <= 65536) {
           // Rows of up to 65536 elements: G rows per workgroup, their rows with an outer pad listed
@@ -295,11 +294,11 @@ void record_pad_backward(rt::Stream& stream, const PadGeometry& geometry, DType 
           const std::uint64_t invocations = grouped_invocations(rows, group);
           const PadPush outer{static_cast<std::uint32_t>(invocations), static_cast<std::uint32_t>(n_in), rank,
                               static_cast<std::uint32_t>(group), static_cast<std::uint32_t>(rows)};
-          st.dispatch(*outer_rows, bound, bytes_of(outer), invocations);
+          st.dispatch(*outer_rows, bindings, bytes_of(outer), invocations);
         } else if (outer_pads) {
           const PadPush outer{static_cast<std::uint32_t>(rows * lanes), static_cast<std::uint32_t>(n_in), rank,
                               static_cast<std::uint32_t>(lanes), 0};
-          st.dispatch(*outer_rows, bound, bytes_of(outer), rows * lanes);
+          st.dispatch(*outer_rows, bindings, bytes_of(outer), rows * lanes);
         }
       });
       return;
@@ -309,7 +308,7 @@ void record_pad_backward(rt::Stream& stream, const PadGeometry& geometry, DType 
     const rt::Kernel* every = &stream.device().kernel(kernel_name, kEveryElement);
     then([=](rt::Stream& st) {
       const PadPush push{static_cast<std::uint32_t>(n_out), static_cast<std::uint32_t>(n_in), rank, 0, 0};
-      st.dispatch(*every, bound, bytes_of(push), n_out);
+      st.dispatch(*every, bindings, bytes_of(push), n_out);
     });
   } else {
     const std::uint64_t chunk = 16 / byte_width(dtype);
