@@ -71,9 +71,12 @@ layout(push_constant) uniform Params {
 //  7: the tile pass for rows of whole chunks, without the rows with several outer combinations,
 //     which pass 3 writes beside it;
 //  8: pass 7 with each subgroup's own queue (f32 builds only; see tile_pass);
-//  9: pass 6 with one workgroup per edge chunk, for few rows (see workgroup_edge_chunk).
+//  9: pass 6 with one workgroup per edge chunk, for few rows (see workgroup_edge_chunk);
+// 10: passes 1 and 2 in one dispatch, their workgroups interleaved (see interleaved_pass), reflect's
+//     mirrors from 16-byte windows (see window_chunk);
+// 11: pass 10 with reflect's mirrors loaded one by one (single_row_chunk).
 // Passes 1, 2 (or 6) and 3 write disjoint chunks (a chunk belongs to the row of its first element): no
-// barrier between them; nor between passes 7 and 3.
+// barrier between them; nor between passes 7 and 3, or 10 (11) and 3.
 
 uint in_dim(uint a) { return shape_buf[a]; }
 uint out_dim(uint a) { return shape_buf[pc.rank + a]; }
@@ -383,6 +386,48 @@ void single_row_chunk(uint q, uint row_off, uint ci0) {
   }
 #endif
   store_chunk(q, v);
+}
+
+// Pass 10's reflect edge chunk q, its elements ci0 .. ci0 + CHUNK - 1 of one row whose outer axes
+// have a single contributor, that row starting at grad_out offset `row_off`. The wrapper's rule
+// (pads of a chunk or less, n > left + right + CHUNK) puts every mirror of the chunk in one pad:
+// they come from one 16-byte window, the row's first CHUNK grad_out elements (the left pad's) or
+// its last (the right pad's), and no element has both. The sums replace their elements in the
+// chunk of direct contributors. Few registers: this path shares its pipeline with the copy
+// workgroups, whose warps in flight carry the copy's bandwidth.
+void put_bits(inout uvec4 x, uint k, BITS b) {
+#if DTYPE == 0
+  x[k] = b;
+#elif DTYPE == 1
+  x[2u * k] = b.x;
+  x[2u * k + 1u] = b.y;
+#else
+  x[k >> 1] = bitfieldInsert(x[k >> 1], b, int((k & 1u) * 16u), 16);
+#endif
+}
+
+void window_chunk(uint q, uint row_off, uint ci0) {
+  const uint inner = pc.rank - 1u;
+  const uint n = in_dim(inner);
+  const uint left = left_pad(inner);
+  const uint right = out_dim(inner) - n - left;
+  uvec4 x = load16((row_off + ci0 + left) * BYTES);
+  const uint wbase = ci0 <= left ? 0u : out_dim(inner) - CHUNK;
+  const uvec4 w = load16((row_off + wbase) * BYTES);
+  [[unroll]] for (uint k = 0u; k < CHUNK; ++k) {
+    const uint ci = ci0 + k;
+    const bool hl = ci >= 1u && ci <= left;
+    const bool hr = ci + 2u <= n && ci + 1u + right >= n;  // n-1-right <= ci <= n-2
+    if (hl || hr) {
+      const ACC d = chunk_elem(x, k);
+      const ACC m = chunk_elem(w, (hl ? left - ci : left + 2u * (n - 1u) - ci) - wbase);
+      precise ACC acc = NEG_ZERO;  // the order of contributors(): left mirror, direct, right mirror
+      acc += hl ? m : d;
+      acc += hl ? d : m;
+      put_bits(x, k, to_bits(acc));
+    }
+  }
+  grad_in4[q] = x;
 }
 
 // The grad_out offset of outer combination t (odometer order, axis 0 outermost) of the per-axis
@@ -891,7 +936,57 @@ void workgroup_edge_chunk(uint k) {
   if (gl_LocalInvocationID.x == 0u) store_chunk(k, v);
 }
 
+// Passes 10 and 11: the copy and edge passes in one dispatch, for rows of whole chunks, their
+// workgroups interleaved so that the edge chunks of a block of rows are written while the copy
+// chunks of the same rows are: the edge chunks' grad_out sectors then come from the cache, not from
+// memory reads scattered over the whole tensor (on the H200 those made the separate edge pass take
+// 18-19% of image f16's time). Workgroup w is workgroup j = w % (K + 1) of block b = w / (K + 1)
+// (K = pc.unused1): j < K is copy workgroup b * K + j (pass 1's four chunks per invocation), j = K
+// writes the edge chunks of the rows that start in the block's copy chunks, `slots` invocations
+// per row. The rows with several outer combinations are pass 3's. The wrapper keeps
+// b * K * 1024 * CHUNK + n under 2^32.
+void interleaved_pass(uint w) {
+  const uint lid = gl_LocalInvocationID.x;
+  const uint K = pc.unused1;
+  const uint b = w / (K + 1u);
+  const uint j = w - b * (K + 1u);
+  const uint total = (pc.n_in + CHUNK - 1u) / CHUNK;
+  if (j < K) {
+    const uint c = b * K + j;  // copy workgroup: 1024 chunks
+    if (c * 1024u < total) copy_four(c * ROW_LANES + lid);
+    return;
+  }
+  const uint inner = pc.rank - 1u;
+  const uint n = in_dim(inner);
+  const uint block = K * 1024u * CHUNK;  // elements of the block's copy chunks
+  const uint e_lo = min(b * block, pc.n_in);
+  const uint e_hi = min(e_lo + block, pc.n_in);
+  const uint r_lo = div_in(e_lo + n - 1u, inner);  // first row starting at e_lo or after
+  const uint r_hi = div_in(e_hi + n - 1u, inner);
+  const uint count = (r_hi - r_lo) * pc.slots;
+  for (uint i = lid; i < count; i += ROW_LANES) {
+    const uint q = i / pc.slots;
+    const uint r = r_lo + q;
+    uint first_off;
+    uint k;
+    if (row_outer(r, first_off) == 1u && edge_chunk(r, i - q * pc.slots, k)) {
+      const uint ci0 = k * CHUNK - r * n;
+      if (!inner_single(ci0)) {
+        if (MODE == 1 && REGION == 10u)
+          window_chunk(k, first_off, ci0);
+        else
+          single_row_chunk(k, first_off, ci0);
+      }
+    }
+  }
+}
+
 void main() {
+  if (REGION == 10u || REGION == 11u) {
+    const uint w = gl_WorkGroupID.x + gl_WorkGroupID.y * gl_NumWorkGroups.x;
+    if (w * ROW_LANES < pc.n_invocations) interleaved_pass(w);
+    return;
+  }
   const uint g = gl_GlobalInvocationID.x + gl_GlobalInvocationID.y * gl_NumWorkGroups.x * gl_WorkGroupSize.x;
   if (REGION == 4u) {  // the row pass: no early return before its barrier
     row_pass(g);

@@ -173,19 +173,31 @@ TEST_P(Backward, DeterministicKeepsTheBitsOfSingleContributors) {
 }
 
 TEST_P(Backward, DeterministicTwoPassesMatchTheReference) {
-  // 4 MiB of grad_in and more: the wrapper runs the copy pass and the sum pass (one row in 64 has
-  // several outer contributors, every row has edge chunks).
+  // 4 MiB of grad_in and more, rows of whole chunks up to 8 KiB, at most 5% of the rows with several
+  // outer contributors: the wrapper runs the multi-row pass and the copy and edge passes as one
+  // dispatch of interleaved workgroups (pass 10, reflect's mirrors from 16-byte windows, where they
+  // lie in pads of a chunk or less; else pass 11). Rows of 128 elements (pads 3 and 5: pass 10 on
+  // f16/bf16, pass 11 on f32/f64 reflect), of 40 chunks (rows across the blocks of copy workgroups;
+  // reflect pads of a chunk and 1: pass 10), and of two chunks (an edge workgroup for 512 rows and
+  // more, several rounds of its invocations; f64 reflect: pass 11, its chunk is as wide as
+  // left + right + chunk). New tensors start as 0xA5 bytes, so a chunk no pass writes shows.
+  Context& poisoned = poisoned_context();
   const DType dtype = GetParam();
-  const std::int64_t rows = dtype == DType::F64 ? 32 : dtype == DType::F32 ? 64 : 128;
+  const std::int64_t chunk = 16 / static_cast<std::int64_t>(byte_width(dtype));
+  const std::int64_t elements = (std::int64_t{4} << 20) / static_cast<std::int64_t>(byte_width(dtype));
+  struct Geometry {
+    std::int64_t mid, n;
+    std::vector<std::int64_t> left, right;
+  };
+  const std::vector<Geometry> geometries{{128, 128, {0, 1, 3}, {0, 1, 5}},
+                                         {64, 40 * chunk, {0, 1, chunk}, {0, 1, 1}},
+                                         {64, 2 * chunk, {0, 0, 1}, {0, 1, 1}}};
   std::mt19937_64 rng(23);
-  for (auto mode : {PadMode::Reflect, PadMode::Replicate}) {
-    const PadSpec spec{mode, {0, 1, 3}, {0, 1, 5}};
-    const Shape in_shape{rows, 128, 128};
-    const HostTensor grad_out = ref::random_values(dtype, {rows, 130, 136}, rng);
-    const HostTensor got = ctx().download(pad_backward(ctx(), ctx().upload(grad_out), spec));
-    ASSERT_EQ(got.shape, in_shape);
-    ASSERT_EQ(got.data, ref::pad_backward_sum(grad_out, infer_pad_backward(grad_out.shape, spec)).data) << name(mode);
-  }
+  for (auto mode : {PadMode::Reflect, PadMode::Replicate})
+    for (const auto& g : geometries)
+      expect_det_matches_reference(poisoned, dtype, {elements / (g.mid * g.n) + 1, g.mid, g.n},
+                                   {mode, g.left, g.right}, rng);
+  for (const auto& m : poisoned.validation_messages()) ADD_FAILURE() << "validation layer: " << m;
 }
 
 TEST_P(Backward, DeterministicRowPassGeometries) {
@@ -242,15 +254,16 @@ TEST_P(Backward, DeterministicTilePassGeometries) {
     for (const auto& g : geometries)
       expect_det_matches_reference(poisoned, dtype, {elements / (16 * 16 * g.n) + 1, 16, 16, g.n},
                                    {mode, g.left, g.right}, rng);
-  // 3% (replicate) and 5% (reflect) of the rows with several outer contributors, rows of 128
-  // elements: f32 takes the tile pass's subgroup-queue build beside the multi-row pass, the other
-  // dtypes the split passes.
-  for (auto mode : {PadMode::Reflect, PadMode::Replicate})
-    expect_det_matches_reference(poisoned, dtype, {elements / (64 * 128) + 1, 64, 128}, {mode, {0, 1, 2}, {0, 2, 1}},
-                                 rng);
+  // 3% of the rows with several outer contributors, rows of 128 elements, replicate pads of 128 and
+  // 130 on them (long runs, which the interleaved passes leave out): f32 takes the tile pass's
+  // subgroup-queue build beside the multi-row pass, the other dtypes the split passes with the edge
+  // pass for long runs.
+  const PadSpec long_runs{PadMode::Replicate, {0, 1, 128}, {0, 2, 130}};
+  expect_det_matches_reference(poisoned, dtype, {elements / (64 * 128) + 1, 64, 128}, long_runs, rng);
   for (const auto& m : poisoned.validation_messages()) ADD_FAILURE() << "validation layer: " << m;
   if (dtype != DType::F32) return;
-  // f32's portable build (a device without subgroup operations) queues those sums in the workgroup.
+  // f32's portable build (a device without subgroup operations): the interleaved passes and the tile
+  // pass as above; with long runs its tile pass queues the sums in the workgroup.
   ContextOptions options;
   options.poison_new_tensors = true;
   options.disabled_features = {"subgroupBallot", "subgroupShuffle"};
@@ -264,6 +277,7 @@ TEST_P(Backward, DeterministicTilePassGeometries) {
     expect_det_matches_reference(portable, dtype, {elements / (16 * 16 * 61) + 1, 16, 16, 61},
                                  {mode, {0, 2, 1, 3}, {0, 1, 2, 2}}, rng);
   }
+  expect_det_matches_reference(portable, dtype, {elements / (64 * 128) + 1, 64, 128}, long_runs, rng);
   for (const auto& m : portable.validation_messages()) ADD_FAILURE() << "validation layer: " << m;
 }
 

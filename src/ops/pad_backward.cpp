@@ -18,7 +18,8 @@ namespace {
 
 // pad_backward_det.comp's passes (its specialization constant REGION).
 constexpr std::uint32_t kOnePass = 0, kCopyPass = 1, kEdgePass = 2, kMultiRowPass = 3, kRowPass = 4, kTilePass = 5,
-                        kLongEdgePass = 6, kTileSingleRows = 7, kTileSingleRowsSubgroups = 8, kWorkgroupEdgePass = 9;
+                        kLongEdgePass = 6, kTileSingleRows = 7, kTileSingleRowsSubgroups = 8, kWorkgroupEdgePass = 9,
+                        kInterleavedPass = 10, kInterleavedMirrorsPass = 11;
 
 // Replicate rows with long pads: up to this many edge chunks take pass 9 (a workgroup each, which
 // loads a long run's terms together for one invocation to add; on the H200, audio's 128 edge
@@ -65,6 +66,8 @@ struct DetPasses {
   bool long_runs = false;        // the edge pass's build for replicate pads of 128 and more
   bool workgroup_edges = false;  // long_runs with a workgroup per edge chunk (pass 9), for few chunks
   std::uint64_t row_chunks = 0;  // row pass: chunks per grad_in row
+  std::uint64_t interleaved = 0;  // split: copy and edge passes as pass 10 or 11, K copy workgroups per edge one (0: not)
+  bool windows = false;           // pass 10 (reflect: mirrors from a 16-byte window), not 11
 };
 
 // An estimate, meant as an upper bound, of the loop iterations of one chunk of
@@ -116,24 +119,45 @@ DetPasses det_passes(const PadGeometry& g, DType dtype, bool always_split) {
     single_rows *= (d - static_cast<double>(multi_coords(g, a))) / d;
   }
   const bool large = n_in * byte_width(dtype) >= (4u << 20);
-  // f32 rows of whole chunks under 8 KiB with a few rows of several outer contributors: the tile
-  // pass with each subgroup's own queue and the multi-row pass beside it, not split. Measured on the
-  // H200 against the split passes (image): f32 0.93-0.94x the time; f64 0.98-1.02x and f16/bf16
-  // 1.00-1.46x stay split.
+  // Replicate pads of 128 and more on the innermost axis: the edge pass sums its long runs with 128
+  // loads in flight (64 for 8-byte elements) instead of 32. On the H200 (audio, pads of 512): f32
+  // 0.89x the time, f64 0.93x, f16/bf16 0.96-1.01x (their time goes to widening each term).
+  p.long_runs = g.mode == PadMode::Replicate && std::max(left, right) >= 128;
+  // Split rows of whole chunks up to 8 KiB (without long runs): the copy and edge passes as one
+  // dispatch of interleaved workgroups (pass 10 or 11), K copy workgroups of 1024 chunks, then one
+  // edge workgroup for the rows that start in them, K as large as keeps that edge workgroup's
+  // slots within its 256 invocations. Edge chunks then read grad_out while the copy workgroups
+  // beside them stream the same rows (from the cache, not scattered memory reads). Pass 10 takes
+  // reflect's mirrors from one 16-byte window where every chunk's mirrors lie in one pad of a chunk
+  // or less (pass 11 loads each mirror); both keep the pipeline at the copy pass's registers where
+  // they can (32 on the H200, pass 11 on 2-byte elements 48). Measured on the H200 against the
+  // split passes, image, 3 rounds: f16/bf16 0.76-0.81x the time (65-67% -> 82-86% of copy), f64
+  // 0.92-0.95x, and against the tile pass with each subgroup's own queue, f32 0.92-0.93x.
+  constexpr std::uint64_t kInterleavedRowBytes = 8192;
+  const std::uint64_t rows_per_copy_group = (1024 * chunk + n - 1) / n;
+  const std::uint64_t interleave = std::max<std::uint64_t>(1, 256 / (p.slots * rows_per_copy_group));
+  const bool interleavable = !p.long_runs && n >= 2 * chunk && n % chunk == 0 &&
+                             n * byte_width(dtype) <= kInterleavedRowBytes &&
+                             n_in + 2 * interleave * 1024 * chunk <= std::numeric_limits<std::uint32_t>::max();
+  // f32 rows of whole chunks under 8 KiB with a few rows of several outer contributors, where pass
+  // 10 cannot run: the tile pass with each subgroup's own queue and the multi-row pass beside it,
+  // not split. Measured on the H200 against the split passes (image): f32 0.93-0.94x the time; f64
+  // 0.98-1.02x and f16/bf16 1.00-1.46x stay split.
   constexpr std::uint64_t kSubgroupQueueRowBytes = 8192;
-  p.subgroup_queue = large && !always_split && dtype == DType::F32 && n * byte_width(dtype) < kSubgroupQueueRowBytes &&
-                     n % chunk == 0 && single_rows >= 0.95 && single_rows < 1;
+  p.subgroup_queue = large && !always_split && !interleavable && dtype == DType::F32 &&
+                     n * byte_width(dtype) < kSubgroupQueueRowBytes && n % chunk == 0 && single_rows >= 0.95 &&
+                     single_rows < 1;
   const bool measured_faster = (large && single_rows >= 0.95 && !p.subgroup_queue) || always_split;
   p.split = measured_faster && n >= 2 * chunk &&
             n_in / n * std::max<std::uint64_t>(p.slots, 32) <= std::numeric_limits<std::uint32_t>::max();
   p.multi_row = p.split && single_rows < 1;
   p.row_chunks = n / chunk;
   p.row_pass = !p.split && !large && n % chunk == 0 && p.row_chunks <= 256;  // n >= 1, so R >= 1
-  // Replicate pads of 128 and more on the innermost axis: the edge pass sums its long runs with 128
-  // loads in flight (64 for 8-byte elements) instead of 32. On the H200 (audio, pads of 512): f32
-  // 0.89x the time, f64 0.93x, f16/bf16 0.96-1.01x (their time goes to widening each term).
-  p.long_runs = g.mode == PadMode::Replicate && std::max(left, right) >= 128;
   p.workgroup_edges = p.long_runs && n_in / n * p.slots <= kWorkgroupEdgeChunks;
+  if (p.split && interleavable) {
+    p.interleaved = interleave;
+    p.windows = g.mode == PadMode::Replicate || (left <= chunk && right <= chunk && n > left + right + chunk);
+  }
   // Large tensors not split (more than 5% of rows with several outer contributors) whose rows hold a
   // chunk or more: the tile pass, alone not for replicate on 2-byte elements. Measured on the H200
   // against the one pass, rank5: reflect 0.80-0.91x the time, replicate f32 0.94x, f64 0.98x,
@@ -154,11 +178,17 @@ DetPasses det_passes(const PadGeometry& g, DType dtype, bool always_split) {
 
 // An estimate, meant as an upper bound, of the loop iterations one invocation of
 // pad_backward_det.comp runs (any pass) on the coalesced geometry: iterations_per_chunk per chunk it
-// writes (the tile pass: 2, the others 1). Its constant 64 also covers the multi-row pass's
-// numbering of its row (its loops over the axes: under 40 iterations at rank 8).
+// writes (the tile pass: 2; an edge invocation of pass 10 or 11: its block's rows' slots, 256 at a
+// time; the others 1). Its constant 64 also covers the multi-row pass's numbering of its row (its
+// loops over the axes: under 40 iterations at rank 8).
 std::uint64_t loop_iterations_coalesced(const PadGeometry& g, DType dtype, bool always_split) {
   const DetPasses passes = det_passes(g, dtype, always_split);
-  const std::uint64_t chunks_per_invocation = passes.tile || passes.tile_multi ? 2 : 1;
+  std::uint64_t chunks_per_invocation = passes.tile || passes.tile_multi ? 2 : 1;
+  if (passes.interleaved > 0) {
+    const std::uint64_t chunk = 16 / byte_width(dtype);
+    const std::uint64_t block_rows = passes.interleaved * 1024 * chunk / static_cast<std::uint64_t>(g.in.back()) + 2;
+    chunks_per_invocation = (block_rows * passes.slots + 255) / 256;
+  }
   return chunks_per_invocation * (iterations_per_chunk(g, dtype) + 1);
 }
 
@@ -339,6 +369,17 @@ void record_pad_backward(rt::Stream& stream, const PadGeometry& geometry, DType 
     }
     if (!passes.split) {
       stream.dispatch(device.kernel(kernel_name, kOnePass), bindings, bytes_of(push), chunks);
+      return;
+    }
+    if (passes.interleaved > 0) {  // the multi-row pass first (its invocations are longer), no barrier
+      if (passes.multi_row) record_multi_row_pass(stream, kernel_name, bindings, g, dtype, rank);
+      const std::uint64_t copy_groups = (chunks + 1023) / 1024;
+      const std::uint64_t blocks = (copy_groups + passes.interleaved - 1) / passes.interleaved;
+      const std::uint64_t invocations = blocks * (passes.interleaved + 1) * 256;
+      const PadPush blocked{static_cast<std::uint32_t>(invocations), static_cast<std::uint32_t>(n_in), rank,
+                            static_cast<std::uint32_t>(passes.slots), static_cast<std::uint32_t>(passes.interleaved)};
+      const std::uint32_t pass = passes.windows ? kInterleavedPass : kInterleavedMirrorsPass;
+      stream.dispatch(device.kernel(kernel_name, pass), bindings, bytes_of(blocked), invocations);
       return;
     }
     // The passes write disjoint chunks (no barrier between them). The edge and multi-row passes go
