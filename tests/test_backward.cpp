@@ -195,8 +195,8 @@ TEST_P(Backward, DeterministicTwoPassesMatchTheReference) {
   std::mt19937_64 rng(23);
   for (auto mode : {PadMode::Reflect, PadMode::Replicate})
     for (const auto& g : geometries)
-      expect_det_matches_reference(poisoned, dtype, {elements / (g.mid * g.n) + 1, g.mid, g.n},
-                                   {mode, g.left, g.right}, rng);
+      expect_det_matches_reference(poisoned, dtype, {elements / (g.mid * g.n) + 1, g.mid, g.n}, {mode, g.left, g.right},
+                                   rng);
   for (const auto& m : poisoned.validation_messages()) ADD_FAILURE() << "validation layer: " << m;
 }
 

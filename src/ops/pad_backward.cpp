@@ -66,8 +66,8 @@ struct DetPasses {
   bool long_runs = false;        // the edge pass's build for replicate pads of 128 and more
   bool workgroup_edges = false;  // long_runs with a workgroup per edge chunk (pass 9), for few chunks
   std::uint64_t row_chunks = 0;  // row pass: chunks per grad_in row
-  std::uint64_t interleaved = 0;  // split: copy and edge passes as pass 10 or 11, K copy workgroups per edge one (0: not)
-  bool windows = false;           // pass 10 (reflect: mirrors from a 16-byte window), not 11
+  std::uint64_t interleave = 0;  // split as pass 10 or 11: copy workgroups per edge one (0: not)
+  bool windows = false;          // pass 10 (reflect: mirrors from a 16-byte window), not 11
 };
 
 // An estimate, meant as an upper bound, of the loop iterations of one chunk of
@@ -135,10 +135,10 @@ DetPasses det_passes(const PadGeometry& g, DType dtype, bool always_split) {
   // 0.92-0.95x, and against the tile pass with each subgroup's own queue, f32 0.92-0.93x.
   constexpr std::uint64_t kInterleavedRowBytes = 8192;
   const std::uint64_t rows_per_copy_group = (1024 * chunk + n - 1) / n;
-  const std::uint64_t interleave = std::max<std::uint64_t>(1, 256 / (p.slots * rows_per_copy_group));
+  const std::uint64_t per_block = std::max<std::uint64_t>(1, 256 / (p.slots * rows_per_copy_group));
   const bool interleavable = !p.long_runs && n >= 2 * chunk && n % chunk == 0 &&
                              n * byte_width(dtype) <= kInterleavedRowBytes &&
-                             n_in + 2 * interleave * 1024 * chunk <= std::numeric_limits<std::uint32_t>::max();
+                             n_in + 2 * per_block * 1024 * chunk <= std::numeric_limits<std::uint32_t>::max();
   // f32 rows of whole chunks under 8 KiB with a few rows of several outer contributors, where pass
   // 10 cannot run: the tile pass with each subgroup's own queue and the multi-row pass beside it,
   // not split. Measured on the H200 against the split passes (image): f32 0.93-0.94x the time; f64
@@ -155,7 +155,7 @@ DetPasses det_passes(const PadGeometry& g, DType dtype, bool always_split) {
   p.row_pass = !p.split && !large && n % chunk == 0 && p.row_chunks <= 256;  // n >= 1, so R >= 1
   p.workgroup_edges = p.long_runs && n_in / n * p.slots <= kWorkgroupEdgeChunks;
   if (p.split && interleavable) {
-    p.interleaved = interleave;
+    p.interleave = per_block;
     p.windows = g.mode == PadMode::Replicate || (left <= chunk && right <= chunk && n > left + right + chunk);
   }
   // Large tensors not split (more than 5% of rows with several outer contributors) whose rows hold a
@@ -184,9 +184,9 @@ DetPasses det_passes(const PadGeometry& g, DType dtype, bool always_split) {
 std::uint64_t loop_iterations_coalesced(const PadGeometry& g, DType dtype, bool always_split) {
   const DetPasses passes = det_passes(g, dtype, always_split);
   std::uint64_t chunks_per_invocation = passes.tile || passes.tile_multi ? 2 : 1;
-  if (passes.interleaved > 0) {
+  if (passes.interleave > 0) {
     const std::uint64_t chunk = 16 / byte_width(dtype);
-    const std::uint64_t block_rows = passes.interleaved * 1024 * chunk / static_cast<std::uint64_t>(g.in.back()) + 2;
+    const std::uint64_t block_rows = passes.interleave * 1024 * chunk / static_cast<std::uint64_t>(g.in.back()) + 2;
     chunks_per_invocation = (block_rows * passes.slots + 255) / 256;
   }
   return chunks_per_invocation * (iterations_per_chunk(g, dtype) + 1);
@@ -371,13 +371,13 @@ void record_pad_backward(rt::Stream& stream, const PadGeometry& geometry, DType 
       stream.dispatch(device.kernel(kernel_name, kOnePass), bindings, bytes_of(push), chunks);
       return;
     }
-    if (passes.interleaved > 0) {  // the multi-row pass first (its invocations are longer), no barrier
+    if (passes.interleave > 0) {  // the multi-row pass first (its invocations are longer), no barrier
       if (passes.multi_row) record_multi_row_pass(stream, kernel_name, bindings, g, dtype, rank);
       const std::uint64_t copy_groups = (chunks + 1023) / 1024;
-      const std::uint64_t blocks = (copy_groups + passes.interleaved - 1) / passes.interleaved;
-      const std::uint64_t invocations = blocks * (passes.interleaved + 1) * 256;
+      const std::uint64_t blocks = (copy_groups + passes.interleave - 1) / passes.interleave;
+      const std::uint64_t invocations = blocks * (passes.interleave + 1) * 256;
       const PadPush blocked{static_cast<std::uint32_t>(invocations), static_cast<std::uint32_t>(n_in), rank,
-                            static_cast<std::uint32_t>(passes.slots), static_cast<std::uint32_t>(passes.interleaved)};
+                            static_cast<std::uint32_t>(passes.slots), static_cast<std::uint32_t>(passes.interleave)};
       const std::uint32_t pass = passes.windows ? kInterleavedPass : kInterleavedMirrorsPass;
       stream.dispatch(device.kernel(kernel_name, pass), bindings, bytes_of(blocked), invocations);
       return;
