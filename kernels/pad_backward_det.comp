@@ -55,7 +55,7 @@ layout(push_constant) uniform Params {
   uint n_in;           // grad_in elements
   uint rank;
   uint slots;          // edge pass: invocations per grad_in row; row pass: chunks per grad_in row
-  uint unused1;
+  uint per_block;      // passes 10 and 11: copy workgroups per edge workgroup (K)
 } pc;
 
 // Passes, by specialization constant REGION (the wrapper runs this SPIR-V as one pipeline per pass):
@@ -941,13 +941,13 @@ void workgroup_edge_chunk(uint k) {
 // chunks of the same rows are: the edge chunks' grad_out sectors then come from the cache, not from
 // memory reads scattered over the whole tensor (on the H200 those made the separate edge pass take
 // 18-19% of image f16's time). Workgroup w is workgroup j = w % (K + 1) of block b = w / (K + 1)
-// (K = pc.unused1): j < K is copy workgroup b * K + j (pass 1's four chunks per invocation), j = K
+// (K = pc.per_block): j < K is copy workgroup b * K + j (pass 1's four chunks per invocation), j = K
 // writes the edge chunks of the rows that start in the block's copy chunks, `slots` invocations
 // per row. The rows with several outer combinations are pass 3's. The wrapper keeps
 // b * K * 1024 * CHUNK + n under 2^32.
 void interleaved_pass(uint w) {
   const uint lid = gl_LocalInvocationID.x;
-  const uint K = pc.unused1;
+  const uint K = pc.per_block;
   const uint b = w / (K + 1u);
   const uint j = w - b * (K + 1u);
   const uint total = (pc.n_in + CHUNK - 1u) / CHUNK;

@@ -178,8 +178,9 @@ TEST_P(Backward, DeterministicTwoPassesMatchTheReference) {
   // dispatch of interleaved workgroups (pass 10, reflect's mirrors from 16-byte windows, where they
   // lie in pads of a chunk or less; else pass 11). Rows of 128 elements (pads 3 and 5: pass 10 on
   // f16/bf16, pass 11 on f32/f64 reflect), of 40 chunks (rows across the blocks of copy workgroups;
-  // reflect pads of a chunk and 1: pass 10), and of two chunks (an edge workgroup for 512 rows and
-  // more, several rounds of its invocations; f64 reflect: pass 11, its chunk is as wide as
+  // reflect pads of a chunk on both sides: pass 10), of 16 chunks (a left pad of 9, wider than a
+  // chunk: pass 11 on every dtype), and of two chunks (an edge workgroup for 512 rows and more,
+  // several rounds of its invocations; f64 reflect: pass 11, its row is no longer than
   // left + right + chunk). New tensors start as 0xA5 bytes, so a chunk no pass writes shows.
   Context& poisoned = poisoned_context();
   const DType dtype = GetParam();
@@ -190,7 +191,8 @@ TEST_P(Backward, DeterministicTwoPassesMatchTheReference) {
     std::vector<std::int64_t> left, right;
   };
   const std::vector<Geometry> geometries{{128, 128, {0, 1, 3}, {0, 1, 5}},
-                                         {64, 40 * chunk, {0, 1, chunk}, {0, 1, 1}},
+                                         {64, 40 * chunk, {0, 1, chunk}, {0, 1, chunk}},
+                                         {64, 16 * chunk, {0, 1, 9}, {0, 1, 2}},
                                          {64, 2 * chunk, {0, 0, 1}, {0, 1, 1}}};
   std::mt19937_64 rng(23);
   for (auto mode : {PadMode::Reflect, PadMode::Replicate})
@@ -260,6 +262,11 @@ TEST_P(Backward, DeterministicTilePassGeometries) {
   // pass for long runs.
   const PadSpec long_runs{PadMode::Replicate, {0, 1, 128}, {0, 2, 130}};
   expect_det_matches_reference(poisoned, dtype, {elements / (64 * 128) + 1, 64, 128}, long_runs, rng);
+  // Rows of one chunk, the same 3% (passes 10 and 11 need two chunks): f32 takes the subgroup-queue
+  // build in both modes, the other dtypes the tile pass beside the multi-row pass.
+  for (auto mode : {PadMode::Reflect, PadMode::Replicate})
+    expect_det_matches_reference(poisoned, dtype, {elements / (64 * chunk) + 1, 64, chunk},
+                                 {mode, {0, 1, 1}, {0, 1, 1}}, rng);
   for (const auto& m : poisoned.validation_messages()) ADD_FAILURE() << "validation layer: " << m;
   if (dtype != DType::F32) return;
   // f32's portable build (a device without subgroup operations): the interleaved passes and the tile

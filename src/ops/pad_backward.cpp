@@ -73,13 +73,15 @@ struct DetPasses {
 // An estimate, meant as an upper bound, of the loop iterations of one chunk of
 // pad_backward_det.comp on the coalesced geometry: per outer contributor combination a few for the
 // odometer and a few per term of each element's innermost run (replicate runs are long at the row
-// ends; a chunk holds the ends of up to ceil(chunk / n) + 1 rows).
-std::uint64_t iterations_per_chunk(const PadGeometry& g, DType dtype) {
+// ends; a chunk holds the ends of up to ceil(chunk / n) + 1 rows). `single_row`: a chunk of a row
+// with one outer combination (the edge rounds of passes 10 and 11).
+std::uint64_t iterations_per_chunk(const PadGeometry& g, DType dtype, bool single_row = false) {
   const std::uint64_t chunk = 16 / byte_width(dtype);
   const std::size_t inner = g.in.size() - 1;
   const auto n = static_cast<std::uint64_t>(g.in[inner]);
   std::uint64_t outer = 1;
-  for (std::size_t a = 0; a < inner; ++a) outer = std::min<std::uint64_t>(outer * max_contributors(g, a), 1ull << 40);
+  for (std::size_t a = 0; a < inner && !single_row; ++a)
+    outer = std::min<std::uint64_t>(outer * max_contributors(g, a), 1ull << 40);
   // Innermost contributors of one chunk's elements together.
   const std::uint64_t rows_in_chunk = (chunk + n - 1) / n + 1;
   const std::uint64_t inner_terms =
@@ -125,23 +127,25 @@ DetPasses det_passes(const PadGeometry& g, DType dtype, bool always_split) {
   p.long_runs = g.mode == PadMode::Replicate && std::max(left, right) >= 128;
   // Split rows of whole chunks up to 8 KiB (without long runs): the copy and edge passes as one
   // dispatch of interleaved workgroups (pass 10 or 11), K copy workgroups of 1024 chunks, then one
-  // edge workgroup for the rows that start in them, K as large as keeps that edge workgroup's
-  // slots within its 256 invocations. Edge chunks then read grad_out while the copy workgroups
-  // beside them stream the same rows (from the cache, not scattered memory reads). Pass 10 takes
-  // reflect's mirrors from one 16-byte window where every chunk's mirrors lie in one pad of a chunk
-  // or less (pass 11 loads each mirror); both keep the pipeline at the copy pass's registers where
-  // they can (32 on the H200, pass 11 on 2-byte elements 48). Measured on the H200 against the
-  // split passes, image, 3 rounds: f16/bf16 0.76-0.81x the time (65-67% -> 82-86% of copy), f64
-  // 0.92-0.95x, and against the tile pass with each subgroup's own queue, f32 0.92-0.93x.
+  // edge workgroup for the rows that start in them, K = max(1, 256 / (slots * ceil(1024 * chunk /
+  // n))): one round of the edge workgroup's 256 invocations where a copy workgroup's rows allow,
+  // more (K = 1) where they do not. Edge chunks then read grad_out while the copy workgroups beside
+  // them stream the same rows (from the cache, not scattered memory reads). Pass 10 takes reflect's
+  // mirrors from one 16-byte window where every chunk's mirrors lie in one pad of a chunk or less
+  // (pass 11 loads each mirror); both keep the pipeline at the copy pass's registers where they can
+  // (32 on the H200, pass 11 on 2-byte elements 48). Measured on the H200 against the split passes,
+  // image, 3 rounds: f16/bf16 0.76-0.81x the time (65-67% -> 82-86% of copy), f64 0.92-0.95x, and
+  // against the tile pass with each subgroup's own queue, f32 0.92-0.93x.
   constexpr std::uint64_t kInterleavedRowBytes = 8192;
   const std::uint64_t rows_per_copy_group = (1024 * chunk + n - 1) / n;
   const std::uint64_t per_block = std::max<std::uint64_t>(1, 256 / (p.slots * rows_per_copy_group));
   const bool interleavable = !p.long_runs && n >= 2 * chunk && n % chunk == 0 &&
                              n * byte_width(dtype) <= kInterleavedRowBytes &&
                              n_in + 2 * per_block * 1024 * chunk <= std::numeric_limits<std::uint32_t>::max();
-  // f32 rows of whole chunks under 8 KiB with a few rows of several outer contributors, where pass
-  // 10 cannot run: the tile pass with each subgroup's own queue and the multi-row pass beside it,
-  // not split. Measured on the H200 against the split passes (image): f32 0.93-0.94x the time; f64
+  // f32 rows of whole chunks under 8 KiB with a few rows of several outer contributors, where passes
+  // 10 and 11 cannot run (rows of one chunk, replicate pads of 128 and more): the tile pass with
+  // each subgroup's own queue and the multi-row pass beside it, not split. Measured on the H200
+  // against the split passes (image, before passes 10 and 11): f32 0.93-0.94x the time; f64
   // 0.98-1.02x and f16/bf16 1.00-1.46x stay split.
   constexpr std::uint64_t kSubgroupQueueRowBytes = 8192;
   p.subgroup_queue = large && !always_split && !interleavable && dtype == DType::F32 &&
@@ -178,18 +182,19 @@ DetPasses det_passes(const PadGeometry& g, DType dtype, bool always_split) {
 
 // An estimate, meant as an upper bound, of the loop iterations one invocation of
 // pad_backward_det.comp runs (any pass) on the coalesced geometry: iterations_per_chunk per chunk it
-// writes (the tile pass: 2; an edge invocation of pass 10 or 11: its block's rows' slots, 256 at a
-// time; the others 1). Its constant 64 also covers the multi-row pass's numbering of its row (its
-// loops over the axes: under 40 iterations at rank 8).
+// writes (the tile pass: 2, the others 1). An edge invocation of pass 10 or 11 writes single-row
+// chunks only, one per round of its block's rows' slots, 256 at a time; the multi-row pass beside
+// it, one chunk of any row. Its constant 64 also covers the multi-row pass's numbering of its row
+// (its loops over the axes: under 40 iterations at rank 8).
 std::uint64_t loop_iterations_coalesced(const PadGeometry& g, DType dtype, bool always_split) {
   const DetPasses passes = det_passes(g, dtype, always_split);
-  std::uint64_t chunks_per_invocation = passes.tile || passes.tile_multi ? 2 : 1;
-  if (passes.interleave > 0) {
-    const std::uint64_t chunk = 16 / byte_width(dtype);
-    const std::uint64_t block_rows = passes.interleave * 1024 * chunk / static_cast<std::uint64_t>(g.in.back()) + 2;
-    chunks_per_invocation = (block_rows * passes.slots + 255) / 256;
-  }
-  return chunks_per_invocation * (iterations_per_chunk(g, dtype) + 1);
+  const std::uint64_t chunks_per_invocation = passes.tile || passes.tile_multi ? 2 : 1;
+  const std::uint64_t any_chunk = chunks_per_invocation * (iterations_per_chunk(g, dtype) + 1);
+  if (passes.interleave == 0) return any_chunk;
+  const std::uint64_t chunk = 16 / byte_width(dtype);
+  const std::uint64_t block_rows = passes.interleave * 1024 * chunk / static_cast<std::uint64_t>(g.in.back()) + 2;
+  const std::uint64_t rounds = (block_rows * passes.slots + 255) / 256;
+  return std::max(any_chunk, rounds * (iterations_per_chunk(g, dtype, true) + 1));
 }
 
 // Grad_in rows with several outer contributor combinations: all rows but those whose coordinate on
