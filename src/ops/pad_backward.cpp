@@ -27,6 +27,10 @@ constexpr std::uint32_t kOnePass = 0, kCopyPass = 1, kEdgePass = 2, kMultiRowPas
 // take pass 6 (an invocation each: many chains side by side, none waiting for a workgroup).
 constexpr std::uint64_t kWorkgroupEdgeChunks = 4096;
 
+// Chunks one workgroup of the copy pass writes (256 invocations, four chunks each), in pass 1 and
+// in the copy workgroups of passes 10 and 11.
+constexpr std::uint64_t kCopyGroupChunks = 1024;
+
 // Contributors along axis a of the grad_in element that has the most of them: reflect adds at most
 // a left and a right mirror; replicate gives the edge element its whole pad (both pads for n = 1).
 std::uint64_t max_contributors(const PadGeometry& g, std::size_t a) {
@@ -137,11 +141,11 @@ DetPasses det_passes(const PadGeometry& g, DType dtype, bool always_split) {
   // image, 3 rounds: f16/bf16 0.76-0.81x the time (65-67% -> 82-86% of copy), f64 0.92-0.95x, and
   // against the tile pass with each subgroup's own queue, f32 0.92-0.93x.
   constexpr std::uint64_t kInterleavedRowBytes = 8192;
-  const std::uint64_t rows_per_copy_group = (1024 * chunk + n - 1) / n;
+  const std::uint64_t rows_per_copy_group = (kCopyGroupChunks * chunk + n - 1) / n;
   const std::uint64_t per_block = std::max<std::uint64_t>(1, 256 / (p.slots * rows_per_copy_group));
-  const bool interleavable = !p.long_runs && n >= 2 * chunk && n % chunk == 0 &&
-                             n * byte_width(dtype) <= kInterleavedRowBytes &&
-                             n_in + 2 * per_block * 1024 * chunk <= std::numeric_limits<std::uint32_t>::max();
+  const bool interleavable =
+      !p.long_runs && n >= 2 * chunk && n % chunk == 0 && n * byte_width(dtype) <= kInterleavedRowBytes &&
+      n_in + 2 * per_block * kCopyGroupChunks * chunk <= std::numeric_limits<std::uint32_t>::max();
   // f32 rows of whole chunks under 8 KiB with a few rows of several outer contributors, where passes
   // 10 and 11 cannot run (rows of one chunk, replicate pads of 128 and more): the tile pass with
   // each subgroup's own queue and the multi-row pass beside it, not split. Measured on the H200
@@ -192,7 +196,8 @@ std::uint64_t loop_iterations_coalesced(const PadGeometry& g, DType dtype, bool 
   const std::uint64_t any_chunk = chunks_per_invocation * (iterations_per_chunk(g, dtype) + 1);
   if (passes.interleave == 0) return any_chunk;
   const std::uint64_t chunk = 16 / byte_width(dtype);
-  const std::uint64_t block_rows = passes.interleave * 1024 * chunk / static_cast<std::uint64_t>(g.in.back()) + 2;
+  const std::uint64_t block_rows =
+      passes.interleave * kCopyGroupChunks * chunk / static_cast<std::uint64_t>(g.in.back()) + 2;
   const std::uint64_t rounds = (block_rows * passes.slots + 255) / 256;
   return std::max(any_chunk, rounds * (iterations_per_chunk(g, dtype, true) + 1));
 }
@@ -378,7 +383,7 @@ void record_pad_backward(rt::Stream& stream, const PadGeometry& geometry, DType 
     }
     if (passes.interleave > 0) {  // the multi-row pass first (its invocations are longer), no barrier
       if (passes.multi_row) record_multi_row_pass(stream, kernel_name, bindings, g, dtype, rank);
-      const std::uint64_t copy_groups = (chunks + 1023) / 1024;
+      const std::uint64_t copy_groups = (chunks + kCopyGroupChunks - 1) / kCopyGroupChunks;
       const std::uint64_t blocks = (copy_groups + passes.interleave - 1) / passes.interleave;
       const std::uint64_t invocations = blocks * (passes.interleave + 1) * 256;
       const PadPush blocked{static_cast<std::uint32_t>(invocations), static_cast<std::uint32_t>(n_in), rank,
