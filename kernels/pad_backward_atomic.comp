@@ -8,9 +8,10 @@
 //   0: every grad_out element, onto a zero-filled grad_in;
 //   1, 2: only the grad_out elements in a pad, after the wrapper has written every grad_in element's
 //     direct contributor (grad_out[c + left], a crop through pad_backward_const_bN): 1 the innermost
-//     pads of rows whose outer coordinates are all inside the input, `slots` = left + right
-//     invocations per grad_out row; 2 the whole rows with an outer coordinate in a pad, `slots`
-//     invocations per grad_out row (a multiple of 32 chosen so that none adds more than 256
+//     pads of rows whose outer coordinates are all inside the input, `slots` invocations per grad_out
+//     row: reflect left + right, one per pad element; replicate side_lanes(left) +
+//     side_lanes(right), each summing a strided share of one side's elements before its one add;
+//     2 the whole rows with an outer coordinate in a pad, `slots` invocations per grad_out row (a multiple of 32 chosen so that none adds more than 256
 //     elements: devices that end long loops, such as lavapipe, count every retry loop's turns);
 //   3: pass 2 for rows of up to 65536 elements, by workgroups of G = `slots` rows (see
 //     outer_pad_rows), G * row <= 65536 so that none adds more than 256 elements either.
@@ -57,6 +58,11 @@ uint div_out(uint n, uint a) {
   return (hi + ((n - hi) >> (sh & 0xFFu))) >> (sh >> 8);
 }
 
+// Pass 1, replicate: invocations per side of a row for an innermost pad of p elements (the
+// wrapper's replicate_side_lanes): one per 16 elements up to 8, more only so that none sums more
+// than 256.
+uint side_lanes(uint p) { return max((p + 255u) / 256u, min(8u, (p + 15u) / 16u)); }
+
 uint map_coord(uint a, uint c) {
   const int n = int(shape_buf[a]);
   int i = int(c) - int(shape_buf[2u * pc.rank + a]);
@@ -69,47 +75,66 @@ uint map_coord(uint a, uint c) {
 #endif
 }
 
-// Adds grad_out element e into grad_in element idx.
-void add_to(uint idx, uint e) {
+// The sum type of the adds: f64 for f64, f32 for the others (f16 and bf16 widened exactly).
+#if DTYPE == 1
+#define SUM double
+#else
+#define SUM float
+#endif
+
+// grad_out element e, exactly in the sum type.
+SUM grad_value(uint e) {
 #if DTYPE == 0
-  const float g = uintBitsToFloat(grad_out[e]);
-  uint expected = grad_in[idx];
-  uint seen;
-  do {
-    seen = expected;
-    expected = atomicCompSwap(grad_in[idx], seen, floatBitsToUint(uintBitsToFloat(seen) + g));
-  } while (expected != seen);
+  return uintBitsToFloat(grad_out[e]);
 #elif DTYPE == 1
-  const double g = uint64BitsToDouble(grad_out[e]);
-  uint64_t expected = grad_in[idx];
-  uint64_t seen;
-  do {
-    seen = expected;
-    expected = atomicCompSwap(grad_in[idx], seen, doubleBitsToUint64(uint64BitsToDouble(seen) + g));
-  } while (expected != seen);
+  return uint64BitsToDouble(grad_out[e]);
+#elif DTYPE == 2
+  return f16_to_f32(grad_out[e >> 1] >> ((e & 1u) * 16u));
 #else
-  const uint shift = (e & 1u) * 16u;
-  const uint lane_in = (idx & 1u) * 16u;
-#if DTYPE == 2
-  const float g = f16_to_f32(grad_out[e >> 1] >> shift);
-#else
-  const float g = bf16_to_f32(grad_out[e >> 1] >> shift);
-#endif
-  const uint w = idx >> 1;
-  uint expected = grad_in[w];
-  uint seen;
-  do {
-    seen = expected;
-#if DTYPE == 2
-    const uint sum = f32_to_f16(f16_to_f32(seen >> lane_in) + g);
-#else
-    const uint sum = f32_to_bf16(bf16_to_f32(seen >> lane_in) + g);
-#endif
-    const uint updated = (seen & ~(0xFFFFu << lane_in)) | (sum << lane_in);
-    expected = atomicCompSwap(grad_in[w], seen, updated);
-  } while (expected != seen);
+  return bf16_to_f32(grad_out[e >> 1] >> ((e & 1u) * 16u));
 #endif
 }
+
+// The words the compare-and-swap works on: the element itself (f32, f64) or the 32-bit word that
+// holds it (f16, bf16).
+#if DTYPE == 1
+#define WORD uint64_t
+#else
+#define WORD uint
+#endif
+uint word_of(uint idx) { return DTYPE >= 2 ? idx >> 1 : idx; }
+
+// Word `seen` of grad_in with g added to its element idx (f16 and bf16: in f32, rounded back to the
+// element's format, the other half of the word unchanged).
+WORD added(WORD seen, uint idx, SUM g) {
+#if DTYPE == 0
+  return floatBitsToUint(uintBitsToFloat(seen) + g);
+#elif DTYPE == 1
+  return doubleBitsToUint64(uint64BitsToDouble(seen) + g);
+#else
+  const uint lane_in = (idx & 1u) * 16u;
+#if DTYPE == 2
+  const uint sum = f32_to_f16(f16_to_f32(seen >> lane_in) + g);
+#else
+  const uint sum = f32_to_bf16(bf16_to_f32(seen >> lane_in) + g);
+#endif
+  return (seen & ~(0xFFFFu << lane_in)) | (sum << lane_in);
+#endif
+}
+
+// Adds g into grad_in element idx.
+void add_value(uint idx, SUM g) {
+  const uint w = word_of(idx);
+  WORD expected = grad_in[w];
+  WORD seen;
+  do {
+    seen = expected;
+    expected = atomicCompSwap(grad_in[w], seen, added(seen, idx, g));
+  } while (expected != seen);
+}
+
+// Adds grad_out element e into grad_in element idx.
+void add_to(uint idx, uint e) { add_value(idx, grad_value(e)); }
 
 // grad_out row r's outer coordinates (every axis but the innermost): the grad_in offset of the row
 // they read (in elements), and whether every one of them lies inside the input (no pad).
@@ -173,14 +198,38 @@ void main() {
     return;
   }
   if (g >= pc.n_invocations) return;
-  if (REGION == 1u) {  // slot s of row r: innermost pad element s (left ones first)
+  if (REGION == 1u) {
     const uint r = g / pc.slots;
     const uint s = g - r * pc.slots;
     uint off;
     if (!outer_row(r, off)) return;  // pass 2's
     const uint left = left_pad(inner);
+#if MODE == 1
+    // Slot s of row r: innermost pad element s (left ones first); each has a grad_in slot of its own.
     const uint c = s < left ? s : row - pc.slots + s;
     add_to(off + map_coord(inner, c), r * row + c);
+#else
+    // Replicate: every element of a pad lands on the same grad_in element, so slot s sums a strided
+    // share of its side (side_lanes(pad) invocations per side, at most 256 elements each) in the sum
+    // type and adds that once: far fewer adds on one address than an add per element.
+    const uint lanes_left = side_lanes(left);
+    const bool on_left = s < lanes_left;
+    const uint step = on_left ? lanes_left : pc.slots - lanes_left;
+    const uint right = row - in_dim(inner) - left;
+    const uint first = on_left ? s : row - right + (s - lanes_left);
+    const uint end = on_left ? left : row;
+    // Eight loads at a time: a long side's share is up to 256 elements, and loads one after another
+    // would each wait for the one before.
+    SUM sum = grad_value(r * row + first);
+    uint c = first + step;
+    for (; c + 7u * step < end; c += 8u * step) {
+      SUM v[8];
+      [[unroll]] for (uint k = 0u; k < 8u; ++k) v[k] = grad_value(r * row + c + k * step);
+      sum += ((v[0] + v[1]) + (v[2] + v[3])) + ((v[4] + v[5]) + (v[6] + v[7]));
+    }
+    for (; c < end; c += step) sum += grad_value(r * row + c);
+    add_value(off + (on_left ? 0u : in_dim(inner) - 1u), sum);
+#endif
     return;
   }
   if (REGION == 2u) {  // row g / slots, every slots-th element from g % slots

@@ -381,6 +381,40 @@ TEST(AtomicBackward, OuterPadRowsByWorkgroupsAddEveryElement) {
   for (const auto& m : shared_context().validation_messages()) ADD_FAILURE() << "validation layer: " << m;
 }
 
+TEST(AtomicBackward, ReplicateInnerPadsAddEachInvocationsShareOnce) {
+  // On grad_out of 1 MiB and more, replicate's innermost pads are added by min(pad, max(8, ceil(pad /
+  // 256))) invocations per side, each summing every such-th element of its side and adding that sum
+  // once. Corners: pads under 8 (one element each), 8 and 9, 2048 and 2049 (8 and 9 invocations),
+  // 5000 (20), a side with no pad, n = 1 (both sides on one element), and rows with an outer pad (the
+  // other pass's, skipped here). Integer gradients in [-2, 2]: every order of the adds gives the
+  // exact sum (on bf16 at most 128 contributions per element keep every partial sum within the
+  // integers it holds, 256; on f16 at most 1024).
+  struct Case {
+    DType dtype;
+    Shape grad_out;
+    std::vector<std::int64_t> left, right;
+  };
+  const std::vector<Case> cases{
+      {DType::F32, {64, 9 + 2049 + 2048}, {0, 2049}, {0, 2048}},
+      {DType::F64, {52, 100 + 5000 + 7}, {0, 5000}, {0, 7}},
+      {DType::F32, {520, 200 + 9 + 300}, {0, 9}, {0, 300}},
+      {DType::F32, {1024, 1 + 100 + 156}, {0, 100}, {0, 156}},
+      {DType::F64, {4, 66, 1000 + 8}, {1, 0, 0}, {1, 0, 8}},
+      {DType::F16, {2048, 150 + 100 + 9}, {0, 100}, {0, 9}},
+      {DType::BF16, {4500, 1 + 8 + 110}, {0, 8}, {0, 110}},
+      {DType::BF16, {3, 81, 2300 + 3 + 60}, {0, 1, 3}, {0, 0, 60}},
+  };
+  std::mt19937_64 rng(61);
+  for (const auto& c : cases) {
+    ASSERT_GE(numel(c.grad_out) * static_cast<std::int64_t>(byte_width(c.dtype)), std::int64_t{1} << 20);
+    std::size_t first = 0;
+    EXPECT_EQ(
+        atomic_wrong_elements(integer_grad(c.dtype, c.grad_out, rng), {PadMode::Replicate, c.left, c.right}, first), 0u)
+        << name(c.dtype) << " grad_out " << to_string(c.grad_out) << ": first wrong element " << first;
+  }
+  for (const auto& m : shared_context().validation_messages()) ADD_FAILURE() << "validation layer: " << m;
+}
+
 TEST(AtomicBackward, LongRowsWithAnOuterPadAddEveryElement) {
   // On grad_out of 1 MiB and more the atomic backward adds the rows with an outer pad in a pass of
   // several invocations per row. With rows of 2.2 million elements, 32 invocations per row each ran

@@ -31,6 +31,16 @@ constexpr std::uint64_t kWorkgroupEdgeChunks = 4096;
 // in the copy workgroups of passes 10 and 11.
 constexpr std::uint64_t kCopyGroupChunks = 1024;
 
+// The atomic backward's pass 1 on replicate: invocations for one side of a row with an innermost pad
+// of p elements, each summing every such-th element of the side (eight loads at a time) and adding
+// the sum once. One per 16 elements up to 8 (few adds on one address: each add's compare-and-swap
+// loop waits out a round trip per failed attempt), and more only so that none sums more than 256
+// (devices that end long loops). The shader's side_lanes, same formula. On the H200, audio
+// (pads of 512): 0.66x the time of an add per element on f16/f32, 0.75x bf16, 0.89x f64.
+std::uint64_t replicate_side_lanes(std::uint64_t p) {
+  return std::max<std::uint64_t>((p + 255) / 256, std::min<std::uint64_t>(8, (p + 15) / 16));
+}
+
 // Contributors along axis a of the grad_in element that has the most of them: reflect adds at most
 // a left and a right mirror; replicate gives the edge element its whole pad (both pads for n = 1).
 std::uint64_t max_contributors(const PadGeometry& g, std::size_t a) {
@@ -298,7 +308,12 @@ void record_pad_backward(rt::Stream& stream, const PadGeometry& geometry, DType 
     constexpr std::uint32_t kEveryElement = 0, kInnerPads = 1, kOuterPadRows = 2, kOuterPadGroups = 3;
     const std::uint64_t row_out = static_cast<std::uint64_t>(g.out.back());
     const std::uint64_t rows = n_out / row_out;  // grad_out rows
-    const std::uint64_t slots = static_cast<std::uint64_t>(g.left.back() + g.right.back());
+    // Pass 1's invocations per row: reflect one per innermost pad element; replicate, where every
+    // element of a side lands on one grad_in element, replicate_side_lanes per side.
+    const std::uint64_t slots = g.mode == PadMode::Reflect
+                                    ? static_cast<std::uint64_t>(g.left.back() + g.right.back())
+                                    : replicate_side_lanes(static_cast<std::uint64_t>(g.left.back())) +
+                                          replicate_side_lanes(static_cast<std::uint64_t>(g.right.back()));
     bool outer_pads = false;
     for (std::size_t a = 0; a + 1 < g.in.size(); ++a) outer_pads = outer_pads || g.left[a] + g.right[a] > 0;
     constexpr std::uint64_t kMax = std::numeric_limits<std::uint32_t>::max();
