@@ -273,6 +273,8 @@ def markdown(c: Comparison, title: str, png_rel: str | None) -> str:
              f"{fmt_pct(median([r['torch_frac'] for r in rows]))} |")
     L.append("")
 
+    L += families_table(c, rows)
+
     notes: list[str] = []
 
     def note(text: str) -> str:
@@ -324,6 +326,46 @@ def markdown(c: Comparison, title: str, png_rel: str | None) -> str:
     if c.warnings:
         L += ["Input warnings:", ""] + [f"- {w}" for w in c.warnings] + [""]
     return "\n".join(L)
+
+
+def family(r: dict[str, Any]) -> str:
+    """The kernel family of a row, as the speed targets group them."""
+    op, mode = r["key"][1], r["key"][2]
+    if op == "pad":
+        return "pad forward"
+    if op == "pad_backward":
+        return "pad_backward_const" if mode == "constant" else f"{r['algorithm'] or '?'} backward"
+    return op
+
+
+def families_table(c: Comparison, rows: list[dict[str, Any]]) -> list[str]:
+    """min / geomean / max of *ours of same-size copy* per family and shape set: the measure of the
+    speed targets (the bytes that must move, PyTorch's count where there is one, over our time,
+    against the same run's copy of that size)."""
+    cells: dict[tuple[str, str], list[float]] = defaultdict(list)
+    order: list[str] = []
+    for r in rows:
+        f = family(r)
+        if f not in order:
+            order.append(f)
+        if r["ours_same_size_frac"]:
+            cells[(f, r["key"][0])].append(r["ours_same_size_frac"])
+    sets = c.shape_sets()
+    if not cells:
+        return []
+
+    def cell(xs: list[float]) -> str:
+        return "—" if not xs else f"{min(xs):.2f} / {geomean(xs):.2f} / {max(xs):.2f}"
+
+    L = ["## By family", "",
+         "min / geomean / max of *ours of same-size copy* over each family's rows of a shape set: "
+         "the bytes that must move (input read once, output written once; PyTorch's count where "
+         "it has the row) over our median GPU time, divided by the rate of a copy of that size "
+         "measured in the same run.", "",
+         "| family | " + " | ".join(sets) + " |", "| --- | " + " | ".join("---" for _ in sets) + " |"]
+    L += [f"| {f} | " + " | ".join(cell(cells[(f, s)]) for s in sets) + " |" for f in order]
+    L.append("")
+    return L
 
 
 def fmt_ratio(x: float | None) -> str:

@@ -11,6 +11,7 @@ import contextlib
 import csv
 import io
 import json
+import math
 import sys
 import tempfile
 import unittest
@@ -213,6 +214,31 @@ class Report(unittest.TestCase):
         cells = [c.strip() for c in row.split("|")[1:-1]]
         self.assertTrue(cells[3].startswith(report.fmt_gbps(ta["bytes"] / oa["gpu_ns"]) + "<sup>"))
         self.assertEqual(cells[5], f"{ta['gpu_ns'] / oa['gpu_ns']:.2f}×")
+
+    def test_family_table(self):
+        # Two forward rows and a deterministic backward row of one set. Each cell is min / geomean /
+        # max of (PyTorch's bytes, else ours) / our time / the same-size copy's rate, which differs
+        # here from the copy roofline and from our own byte count.
+        d = Path(tempfile.mkdtemp())
+        ours = write_json(d, "o.json", {"copy_roofline_gbps": 1000.0, "results": [
+            {"shape_set": "image", "op": "pad", "mode": "constant", "dtype": "f32", "kernel": "a",
+             "bytes": 800, "gpu_ns": 1.0, "copy_gbps": 500.0},
+            {"shape_set": "image", "op": "pad", "mode": "reflect", "dtype": "f32", "kernel": "b",
+             "bytes": 900, "gpu_ns": 2.0, "copy_gbps": 400.0},
+            {"shape_set": "image", "op": "pad_backward", "mode": "reflect", "dtype": "f32",
+             "algorithm": "deterministic", "kernel": "c", "bytes": 300, "gpu_ns": 1.0,
+             "copy_gbps": 600.0}]})
+        torch = write_json(d, "t.json", {"copy_roofline_gbps": 1000.0, "results": [
+            {"shape_set": "image", "op": "pad", "mode": "reflect", "dtype": "f32",
+             "bytes": 600, "gpu_ns": 3.0}]})
+        text, _ = self.run_report("--ours", str(ours), "--torch", str(torch))
+        lines = text.splitlines()
+        table = [ln for ln in lines[lines.index("## By family"):] if ln.startswith("| ")]
+        self.assertEqual(table[0], "| family | image |")
+        fwd = [800 / 1.0 / 500.0, 600 / 2.0 / 400.0]  # 1.6; 0.75 on PyTorch's count
+        self.assertEqual(table[2], f"| pad forward | {min(fwd):.2f} / {math.sqrt(fwd[0] * fwd[1]):.2f} / "
+                                   f"{max(fwd):.2f} |")
+        self.assertEqual(table[3], "| deterministic backward | 0.50 / 0.50 / 0.50 |")
 
     def test_one_side_only_and_sparse_records(self):
         d = Path(tempfile.mkdtemp())
