@@ -5,7 +5,8 @@ set -euo pipefail
 pkgs=(build-essential cmake ninja-build pkg-config
       libvulkan-dev mesa-vulkan-drivers vulkan-validationlayers vulkan-tools glslc spirv-tools
       libyaml-cpp-dev libcli11-dev libfmt-dev nlohmann-json3-dev
-      libgtest-dev libgmock-dev googletest libbenchmark-dev python3-numpy)
+      libgtest-dev libgmock-dev googletest libbenchmark-dev python3-numpy
+      python3-matplotlib)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
