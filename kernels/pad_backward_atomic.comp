@@ -11,8 +11,9 @@
 //     pads of rows whose outer coordinates are all inside the input, `slots` invocations per grad_out
 //     row: reflect left + right, one per pad element; replicate side_lanes(left) +
 //     side_lanes(right), each summing a strided share of one side's elements before its one add;
-//     2 the whole rows with an outer coordinate in a pad, `slots` invocations per grad_out row (a multiple of 32 chosen so that none adds more than 256
-//     elements: devices that end long loops, such as lavapipe, count every retry loop's turns);
+//     2 the whole rows with an outer coordinate in a pad, `slots` invocations per grad_out row (a
+//     multiple of 32 chosen so that none adds more than 256 elements: devices that end long
+//     loops, such as lavapipe, count every retry loop's turns);
 //   3: pass 2 for rows of up to 65536 elements, by workgroups of G = `slots` rows (see
 //     outer_pad_rows), G * row <= 65536 so that none adds more than 256 elements either.
 #extension GL_EXT_control_flow_attributes : require
@@ -37,8 +38,8 @@ layout(push_constant) uniform Params {
   uint n_invocations;  // the dispatch bound: grad_out elements (pass 0), rows * slots (1, 2), ceil(rows / G) * 256 (3)
   uint n_in;
   uint rank;
-  uint slots;  // invocations per grad_out row: pass 1 the innermost pads (left + right), pass 2 see above;
-               // pass 3: grad_out rows per workgroup
+  uint slots;  // invocations per grad_out row: pass 1 reflect left + right, replicate side_lanes(left) +
+               // side_lanes(right); pass 2 see above; pass 3: grad_out rows per workgroup
   uint rows;   // pass 3: grad_out rows
 } pc;
 

@@ -382,13 +382,13 @@ TEST(AtomicBackward, OuterPadRowsByWorkgroupsAddEveryElement) {
 }
 
 TEST(AtomicBackward, ReplicateInnerPadsAddEachInvocationsShareOnce) {
-  // On grad_out of 1 MiB and more, replicate's innermost pads are added by min(pad, max(8, ceil(pad /
-  // 256))) invocations per side, each summing every such-th element of its side and adding that sum
-  // once. Corners: pads under 8 (one element each), 8 and 9, 2048 and 2049 (8 and 9 invocations),
-  // 5000 (20), a side with no pad, n = 1 (both sides on one element), and rows with an outer pad (the
-  // other pass's, skipped here). Integer gradients in [-2, 2]: every order of the adds gives the
-  // exact sum (on bf16 at most 128 contributions per element keep every partial sum within the
-  // integers it holds, 256; on f16 at most 1024).
+  // On grad_out of 1 MiB and more, replicate's innermost pads are added by max(ceil(pad / 256),
+  // min(8, ceil(pad / 16))) invocations per side, each summing every such-th element of its side and
+  // adding that sum once. Corners: pads of 1 to 16 (one invocation), 17 (two), 60 to 110 (4 to 7),
+  // 129 to 2048 (8), 2049 (9), 5000 (20); no pad on the left, or on the right; n = 1 (both sides on
+  // one element); rows with an outer pad (the other pass's, skipped here). Integer gradients in [-2, 2]: every order of the
+  // adds gives the exact sum (on bf16 at most 128 contributions per element keep every partial sum within the integers
+  // it holds, 256; on f16 at most 1024).
   struct Case {
     DType dtype;
     Shape grad_out;
@@ -403,6 +403,8 @@ TEST(AtomicBackward, ReplicateInnerPadsAddEachInvocationsShareOnce) {
       {DType::F16, {2048, 150 + 100 + 9}, {0, 100}, {0, 9}},
       {DType::BF16, {4500, 1 + 8 + 110}, {0, 8}, {0, 110}},
       {DType::BF16, {3, 81, 2300 + 3 + 60}, {0, 1, 3}, {0, 0, 60}},
+      {DType::F32, {512, 17 + 600}, {0, 17}, {0, 0}},          // two invocations, no right pad
+      {DType::F64, {256, 129 + 400 + 16}, {0, 129}, {0, 16}},  // 8 invocations; one for 16
   };
   std::mt19937_64 rng(61);
   for (const auto& c : cases) {
