@@ -350,28 +350,21 @@ TEST_P(Backward, DeterministicLongReplicateRuns) {
   for (const auto& m : poisoned.validation_messages()) ADD_FAILURE() << "validation layer: " << m;
 }
 
-TEST(AtomicBackward, OuterPadRowsByWorkgroupsAddEveryElement) {
-  // On grad_out of 1 MiB and more, rows of up to 65536 elements with an outer pad are added by
-  // workgroups of G = min(32, 65536 / row) rows that list such rows and share their elements. Its
-  // corners: runs of such rows longer than G ([8, 40, n] with an outer pad on axis 0: 40 rows in a
-  // row), rows of 65536 (G = 1), 3000 (G = 21, workgroups that do not start on a multiple of 32
-  // rows) and 13 elements (G = 32), outer pads on two axes, and f16 (two elements in one word, so
-  // neighbouring adds contend). Integer gradients: every order of the adds gives the exact sum.
-  struct Case {
-    DType dtype;
-    Shape grad_out;
-    std::vector<std::int64_t> left, right;
-  };
-  const std::vector<Case> cases{
-      {DType::F32, {8, 40, 3000}, {1, 0, 2}, {2, 0, 1}},  // G = 21, runs of 40 such rows
-      {DType::F16, {8, 40, 3000}, {1, 0, 2}, {2, 0, 1}},  // neighbouring adds in one word
-      {DType::F32, {9, 65536}, {2, 3}, {1, 2}},           // G = 1
-      {DType::F32, {60, 350, 13}, {3, 2, 1}, {2, 3, 2}},  // G = 32, outer pads on two axes
-      {DType::F64, {60, 350, 13}, {3, 2, 1}, {2, 3, 2}},
-  };
-  std::mt19937_64 rng(59);
+// A grad_out of 1 MiB and more for the atomic backward's large passes: dtype, shape and pads.
+struct AtomicCase {
+  DType dtype;
+  Shape grad_out;
+  std::vector<std::int64_t> left, right;
+};
+
+// Each case in each mode, with integer gradients (every order of the adds gives the exact sum),
+// against the exact sums.
+void expect_atomic_exact(const std::vector<AtomicCase>& cases, std::initializer_list<PadMode> modes,
+                         std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
   for (const auto& c : cases) {
-    for (auto mode : {PadMode::Reflect, PadMode::Replicate}) {
+    ASSERT_GE(numel(c.grad_out) * static_cast<std::int64_t>(byte_width(c.dtype)), std::int64_t{1} << 20);
+    for (auto mode : modes) {
       std::size_t first = 0;
       EXPECT_EQ(atomic_wrong_elements(integer_grad(c.dtype, c.grad_out, rng), {mode, c.left, c.right}, first), 0u)
           << name(mode) << " " << name(c.dtype) << " grad_out " << to_string(c.grad_out) << ": first wrong element "
@@ -381,40 +374,46 @@ TEST(AtomicBackward, OuterPadRowsByWorkgroupsAddEveryElement) {
   for (const auto& m : shared_context().validation_messages()) ADD_FAILURE() << "validation layer: " << m;
 }
 
+TEST(AtomicBackward, OuterPadRowsByWorkgroupsAddEveryElement) {
+  // On grad_out of 1 MiB and more, rows of up to 65536 elements with an outer pad are added by
+  // workgroups of G = min(32, 65536 / row) rows that list such rows and share their elements. Its
+  // corners: runs of such rows longer than G ([8, 40, n] with an outer pad on axis 0: 40 rows in a
+  // row), rows of 65536 (G = 1), 3000 (G = 21, workgroups that do not start on a multiple of 32
+  // rows) and 13 elements (G = 32), outer pads on two axes, and f16 (two elements in one word, so
+  // neighbouring adds contend).
+  expect_atomic_exact(
+      {
+          {DType::F32, {8, 40, 3000}, {1, 0, 2}, {2, 0, 1}},  // G = 21, runs of 40 such rows
+          {DType::F16, {8, 40, 3000}, {1, 0, 2}, {2, 0, 1}},  // neighbouring adds in one word
+          {DType::F32, {9, 65536}, {2, 3}, {1, 2}},           // G = 1
+          {DType::F32, {60, 350, 13}, {3, 2, 1}, {2, 3, 2}},  // G = 32, outer pads on two axes
+          {DType::F64, {60, 350, 13}, {3, 2, 1}, {2, 3, 2}},
+      },
+      {PadMode::Reflect, PadMode::Replicate}, 59);
+}
+
 TEST(AtomicBackward, ReplicateInnerPadsAddEachInvocationsShareOnce) {
   // On grad_out of 1 MiB and more, replicate's innermost pads are added by max(ceil(pad / 256),
-  // min(8, ceil(pad / 16))) invocations per side, each summing every such-th element of its side and
-  // adding that sum once. Corners: pads of 1 to 16 (one invocation), 17 (two), 60 to 110 (4 to 7),
-  // 129 to 2048 (8), 2049 (9), 5000 (20); no pad on the left, or on the right; n = 1 (both sides on
-  // one element); rows with an outer pad (the other pass's, skipped here). Integer gradients in [-2, 2]: every order of the
-  // adds gives the exact sum (on bf16 at most 128 contributions per element keep every partial sum within the integers
-  // it holds, 256; on f16 at most 1024).
-  struct Case {
-    DType dtype;
-    Shape grad_out;
-    std::vector<std::int64_t> left, right;
-  };
-  const std::vector<Case> cases{
-      {DType::F32, {64, 9 + 2049 + 2048}, {0, 2049}, {0, 2048}},
-      {DType::F64, {52, 100 + 5000 + 7}, {0, 5000}, {0, 7}},
-      {DType::F32, {520, 200 + 9 + 300}, {0, 9}, {0, 300}},
-      {DType::F32, {1024, 1 + 100 + 156}, {0, 100}, {0, 156}},
-      {DType::F64, {4, 66, 1000 + 8}, {1, 0, 0}, {1, 0, 8}},
-      {DType::F16, {2048, 150 + 100 + 9}, {0, 100}, {0, 9}},
-      {DType::BF16, {4500, 1 + 8 + 110}, {0, 8}, {0, 110}},
-      {DType::BF16, {3, 81, 2300 + 3 + 60}, {0, 1, 3}, {0, 0, 60}},
-      {DType::F32, {512, 17 + 600}, {0, 17}, {0, 0}},          // two invocations, no right pad
-      {DType::F64, {256, 129 + 400 + 16}, {0, 129}, {0, 16}},  // 8 invocations; one for 16
-  };
-  std::mt19937_64 rng(61);
-  for (const auto& c : cases) {
-    ASSERT_GE(numel(c.grad_out) * static_cast<std::int64_t>(byte_width(c.dtype)), std::int64_t{1} << 20);
-    std::size_t first = 0;
-    EXPECT_EQ(
-        atomic_wrong_elements(integer_grad(c.dtype, c.grad_out, rng), {PadMode::Replicate, c.left, c.right}, first), 0u)
-        << name(c.dtype) << " grad_out " << to_string(c.grad_out) << ": first wrong element " << first;
-  }
-  for (const auto& m : shared_context().validation_messages()) ADD_FAILURE() << "validation layer: " << m;
+  // min(8, ceil(pad / 16))) invocations per side, each summing every such-th element of its side
+  // and adding that sum once. Corners: pads of 1 to 16 (one invocation), 17 (two), 60 to 110 (4 to
+  // 7), 129 to 2048 (8), 2049 (9), 5000 (20); no pad on the left, or on the right; n = 1 (both
+  // sides on one element); rows with an outer pad (the other pass's, skipped here). On bf16 at most
+  // 128 contributions per element keep every partial sum within the integers it holds (256), on
+  // f16 at most 1024.
+  expect_atomic_exact(
+      {
+          {DType::F32, {64, 9 + 2049 + 2048}, {0, 2049}, {0, 2048}},
+          {DType::F64, {52, 100 + 5000 + 7}, {0, 5000}, {0, 7}},
+          {DType::F32, {520, 200 + 9 + 300}, {0, 9}, {0, 300}},
+          {DType::F32, {1024, 1 + 100 + 156}, {0, 100}, {0, 156}},
+          {DType::F64, {4, 66, 1000 + 8}, {1, 0, 0}, {1, 0, 8}},
+          {DType::F16, {2048, 150 + 100 + 9}, {0, 100}, {0, 9}},
+          {DType::BF16, {4500, 1 + 8 + 110}, {0, 8}, {0, 110}},
+          {DType::BF16, {3, 81, 2300 + 3 + 60}, {0, 1, 3}, {0, 0, 60}},
+          {DType::F32, {512, 17 + 600}, {0, 17}, {0, 0}},          // two invocations, no right pad
+          {DType::F64, {256, 129 + 400 + 16}, {0, 129}, {0, 16}},  // 8 invocations; one for 16
+      },
+      {PadMode::Replicate}, 61);
 }
 
 TEST(AtomicBackward, LongRowsWithAnOuterPadAddEveryElement) {
