@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 
 #include "fkc/catalog.hpp"
@@ -112,6 +113,36 @@ TEST_F(GpuTest, BenchReportsBandwidthAgainstTheCopyRoofline) {
   EXPECT_EQ(j.at("results").at(0).at("kernel"), "pad_const_b4");
   EXPECT_EQ(j.at("results").at(0).at("shape_set"), "small");
   EXPECT_NE(judge::to_csv(result).find("pad_const_b4"), std::string::npos);
+}
+
+TEST_F(GpuTest, BenchCountsTheBytesThatMustMove) {
+  // The small set, [8, 3, 32, 32] with pads of 1: n_in 24576, n_out 27744. The speed targets count
+  // each input once and the output once; the contracts' bytes_moved counts a read per output
+  // element for reflect (2 * n_out * B) and the crop's interior reads (2 * n_in * B).
+  judge::BenchOptions options;
+  options.sets = {judge::default_sets(true)[2]};
+  options.kernel_filter = "pad_const_b4,pad_reflect_b4,pad_backward_const_b4,masked_fill_b1";
+  options.warm_up_seconds = 0.05;
+  options.reps = 3;
+  options.rounds = 1;
+  const auto result = judge::run_bench(ctx().runtime(), options, [](const judge::BenchRow&) {});
+  const std::map<std::string, std::pair<double, double>> want{
+      // kernel: {contract bytes, bytes that must move}
+      {"pad_const_b4", {(24576 + 27744) * 4, (24576 + 27744) * 4}},
+      {"pad_reflect_b4", {2 * 27744 * 4, (24576 + 27744) * 4}},
+      {"pad_backward_const_b4", {2 * 24576 * 4, (24576 + 27744) * 4}},
+      {"masked_fill_b1", {2 * 24576 + 24576, 2 * 24576 + 24576}},
+  };
+  ASSERT_EQ(result.rows.size(), want.size());
+  const auto j = nlohmann::json::parse(judge::to_json(result));
+  for (std::size_t i = 0; i < result.rows.size(); ++i) {
+    const auto& row = result.rows[i];
+    const auto& [contract, must] = want.at(row.target.kernel);
+    EXPECT_EQ(row.bytes, contract) << row.target.kernel;
+    EXPECT_EQ(row.must_move_bytes, must) << row.target.kernel;
+    EXPECT_DOUBLE_EQ(row.must_move_fraction, must / row.gpu_ns / row.copy_gbps) << row.target.kernel;
+    EXPECT_EQ(j.at("results").at(i).at("must_move_bytes"), static_cast<std::uint64_t>(must));
+  }
 }
 
 TEST_F(GpuTest, BatchBenchTimesOpsInABatchAgainstTheSmallestOp) {

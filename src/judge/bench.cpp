@@ -143,6 +143,9 @@ BenchResult run_bench(rt::Device& device, const BenchOptions& options,
             row.shape = set.shape;
             row.torch_pads = elementwise ? std::vector<std::int64_t>{} : set.torch_pads;
             row.bytes = bytes;
+            const double b = static_cast<double>(byte_width(t->dtype));
+            row.must_move_bytes =
+                elementwise ? static_cast<double>(w.n_in) * (2 * b + 1) : static_cast<double>(w.n_in + w.n_out) * b;
             row.gpu_ns = std::numeric_limits<double>::infinity();
             row.copy_gbps = 0;
             result.rows.push_back(row);
@@ -152,6 +155,7 @@ BenchResult run_bench(rt::Device& device, const BenchOptions& options,
           row.copy_gbps = std::max(row.copy_gbps, cbytes / cns);
           row.gbps = row.bytes / row.gpu_ns;
           row.roofline_fraction = row.gbps / row.copy_gbps;
+          row.must_move_fraction = row.must_move_bytes / row.gpu_ns / row.copy_gbps;
           if (round + 1 == rounds) progress(row);
         }
       }
@@ -188,16 +192,20 @@ std::string to_json(const BenchResult& r) {
                             {"bytes", static_cast<std::uint64_t>(row.bytes)},
                             {"gbps", row.gbps},
                             {"copy_gbps", row.copy_gbps},
-                            {"roofline_fraction", row.roofline_fraction}});
+                            {"roofline_fraction", row.roofline_fraction},
+                            {"must_move_bytes", static_cast<std::uint64_t>(row.must_move_bytes)},
+                            {"must_move_fraction", row.must_move_fraction}});
   }
   return j.dump(2);
 }
 
 std::string to_csv(const BenchResult& r) {
-  std::string out = "shape_set,kernel,dtype,gpu_ns,bytes,gbps,copy_gbps,roofline_fraction\n";
+  std::string out =
+      "shape_set,kernel,dtype,gpu_ns,bytes,gbps,copy_gbps,roofline_fraction,must_move_bytes,must_move_fraction\n";
   for (const auto& row : r.rows)
-    out += fmt::format("{},{},{},{:.1f},{:.0f},{:.3f},{:.3f},{:.4f}\n", row.set, row.target.kernel,
-                       name(row.target.dtype), row.gpu_ns, row.bytes, row.gbps, row.copy_gbps, row.roofline_fraction);
+    out += fmt::format("{},{},{},{:.1f},{:.0f},{:.3f},{:.3f},{:.4f},{:.0f},{:.4f}\n", row.set, row.target.kernel,
+                       name(row.target.dtype), row.gpu_ns, row.bytes, row.gbps, row.copy_gbps, row.roofline_fraction,
+                       row.must_move_bytes, row.must_move_fraction);
   return out;
 }
 

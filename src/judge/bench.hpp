@@ -33,8 +33,14 @@ struct BenchRow {
   double gpu_ns = 0;
   double bytes = 0;  // the contract's bytes_moved
   double gbps = 0;
-  double copy_gbps = 0;  // copy_b4 over the same bytes, same run
-  double roofline_fraction = 0;
+  double copy_gbps = 0;          // copy_b4 over the same bytes, same run
+  double roofline_fraction = 0;  // gbps / copy_gbps: on the contract's bytes
+  // The bytes that must move (the speed targets' count): each input read once and the output
+  // written once, (n_in + n_out) * B for the pad family, 2 * n * B + n for masked_fill (its mask).
+  // The contract's bytes_moved differs for reflect/replicate forward (2 * n_out * B, a read per
+  // output element) and the crop (2 * n_in * B).
+  double must_move_bytes = 0;
+  double must_move_fraction = 0;  // must_move_bytes / gpu_ns / copy_gbps
 };
 
 struct BenchResult {
