@@ -244,16 +244,17 @@ void write_chunk(uint chunk, uint inner, uint row_dst, uint row_src, uint c, uin
 //  0: one pass writes every chunk (rows under 16 bytes; rows of 512 bytes and more in destinations
 //     under 1 MiB);
 //  1, 4: the row pass (row_pass, below), rows of 16 to 511 bytes in destinations under 1 MiB, and
-//     rows of whole chunks without an innermost pad;
-//  5, 6: the tile pass (tile_pass, below), rows of 16 to 8191 bytes with an innermost pad or a part
-//     chunk, in destinations of 1 MiB and more;
+//     such rows of whole chunks without an innermost pad;
+//  5, 6: the tile pass (tile_pass, below), in destinations of 1 MiB and more: rows of 16 to 8191
+//     bytes with an innermost pad or a part chunk (6 on rows of 512 bytes and more of 1- to 4-byte
+//     elements), and rows of whole chunks from 512 to 8191 bytes (5; every chunk plain);
 //  3: on rows of 512 bytes and more, the inner chunks only, those inside one row and clear of its
 //     pads: a copy of 16 source bytes (or the fill), four chunks per invocation (inner_four);
 //  2: the edge chunks (a pad slot or a row end inside), enumerated per row boundary: `slots`
 //     invocations for the few chunks around each boundary, writing exactly those pass 3 leaves.
 // The inner and edge passes write disjoint chunks: no barrier between them; they take the rows of
 // 8192 bytes and more. Where rows are whole chunks without pads, there are no edge chunks and the
-// inner pass alone writes everything.
+// inner pass alone writes everything (on destinations under 1 MiB, from 512 bytes).
 // In the one pass, rows of LONG_ROW_BYTES and more: each invocation takes 4 chunks, 32 chunks apart
 // (every store of a warp is one contiguous run). Shorter rows: one chunk per invocation, where more
 // parallelism pays more than saved index math (measured on the H200). The wrapper sizes the passes
@@ -614,7 +615,8 @@ uint word_value(uint w, WordSources ws) {
 // between runs, the bytes written do not.
 // 8-byte elements queue nothing: a chunk holds two elements, and each invocation writes its own
 // slow chunks after its plain ones (slow_chunk). Measured on the H200 against the workgroup's queue:
-// rank-5 rows 0.95-0.97x the time. Queueing words instead of chunks for 1- to 4-byte elements (the
+// rank-5 rows 0.95-0.97x the time. The wrapper runs them in REGION 5 on rows of every length (two
+// chunks per invocation: a subgroup's slow chunks hold up fewer plain ones than with four). Queueing words instead of chunks for 1- to 4-byte elements (the
 // words inside a row's data written at once, one atomic per queued word, 4 KiB more queue) took
 // 1.6-3.3x the time.
 #define TILE_PER (REGION == 6u ? 4u : 2u)

@@ -1,13 +1,13 @@
 // Random geometries through the pad family's split paths, bit for bit against the CPU reference:
-// pad.comp's inner pass (four chunks 32 apart, rows of 512 bytes and more) with its edge pass, the
-// inner pass alone for crops of whole-chunk rows, and the deterministic backward's copy, edge and
+// pad.comp's inner pass (four chunks 32 apart, rows of 512 bytes and more) with its edge pass, and the deterministic backward's copy, edge and
 // multi-row passes. The wrappers only take those paths on large tensors (where they measured
 // faster); a context with `always_split_passes` takes them on small ones, so many shapes fit in a
 // few seconds on lavapipe. Outputs start as 0xA5 bytes, so a chunk that no pass writes shows as a
 // mismatch. (A chunk two passes both write gets the same bytes twice and does not show: that the
 // passes are disjoint was checked by simulating their enumeration.) pad.comp's row pass (rows of
 // 16 to 511 bytes) takes two chunks per invocation here, as on large tensors, and its tile pass
-// (rows of 16 to 2047 bytes with edges) two or four. A second suite sends
+// (rows of 16 to 8191 bytes with edges, and rows of whole chunks from 512 bytes: the crops of those
+// here) two or four. A second suite sends
 // the same kind of geometries through the passes the wrappers choose by default on small tensors:
 // pad.comp's row pass with one chunk per invocation and its one pass, the deterministic backward's
 // row pass and its one pass.
@@ -176,6 +176,44 @@ TEST(PadTilePass, CornerGeometries) {
       }
       c.fill = Scalar::from_int(9);
       c.seed = 17;
+      const auto o = selftest::run_case(ctx, target, c);
+      EXPECT_TRUE(o.pass) << target.kernel << " shape " << to_string(c.shape) << ": " << o.detail;
+    }
+    const auto messages = ctx.validation_messages();
+    for (std::size_t i = seen; i < messages.size(); ++i) ADD_FAILURE() << "validation layer: " << messages[i];
+  }
+}
+
+// The tile pass on rows of whole chunks from 512 to 8191 bytes (two chunks per invocation, every chunk
+// plain): crops (the constant backward, with innermost pads of grad_out, so unaligned source rows)
+// and forward pads of outer axes only; rows of exactly 512 bytes, a few KiB, and just under 8192,
+// with rows wholly in outer pads and a last workgroup that is only partly used.
+TEST(PadTilePass, WholeChunkRows) {
+  for (const auto& target : split_targets()) {
+    const bool crop = target.op == selftest::Op::PadBackward && target.mode == PadMode::Constant;
+    if (!(crop || target.op == selftest::Op::Pad)) continue;
+    Context& ctx = context_for(target, split_options());
+    const std::size_t seen = ctx.validation_messages().size();
+    const std::int64_t width = static_cast<std::int64_t>(byte_width(target.dtype));
+    if (target.dtype != (width == 1 ? DType::U8 : width == 2 ? DType::F16 : width == 4 ? DType::F32 : DType::I64))
+      continue;
+    const std::int64_t inner_pad = crop ? 1 : 0;
+    struct Geometry {
+      Shape in;
+      std::vector<std::int64_t> left, right;
+    };
+    const std::vector<Geometry> geometries{
+        {{5, 512 / width}, {1, 3 * inner_pad}, {2, inner_pad}},
+        {{3, 4, 1040 / width}, {1, 2, inner_pad}, {0, 1, 5 * inner_pad}},
+        {{2, 3, 8176 / width}, {0, 1, 2 * inner_pad}, {1, 1, 0}},
+    };
+    for (const auto& g : geometries) {
+      selftest::Case c;
+      c.shape = g.in;
+      c.left = g.left;
+      c.right = g.right;
+      c.fill = Scalar::from_int(9);
+      c.seed = 23;
       const auto o = selftest::run_case(ctx, target, c);
       EXPECT_TRUE(o.pass) << target.kernel << " shape " << to_string(c.shape) << ": " << o.detail;
     }

@@ -91,11 +91,20 @@ void record_gather(rt::Stream& stream, const std::string& kernel_name, const Pad
   // workgroup's plain chunks first and queues the others, or for 8-byte elements writes them itself
   // (measured on the H200 against the row pass and the inner + edge passes: rank-5 0.59-0.63x the
   // time for 1- and 2-byte elements, 0.81-0.93x for 4, 0.71-0.74x for 8 (544-byte rows); image rows
-  // 0.87-0.99x for 1 and 2 bytes, before the subgroup queue took them to 0.84-0.85x of that; four
-  // chunks per invocation from 512 bytes, two below, where four took 1.13-1.15x the time of two).
-  if (big && !whole_rows && row_bytes < kTileRowBytes) {
-    const std::uint64_t per = row_bytes < kLongRowBytes ? 2 : 4;
-    run(per == 4 ? kTilePassFour : kTilePass, grouped_invocations(chunks_total, 256 * per), 0, 0);
+  // 0.87-0.99x for 1 and 2 bytes, before the subgroup queue took them to 0.84-0.85x of that).
+  // Chunks per invocation: four on rows of 512 bytes and more of 1- to 4-byte elements, two on
+  // shorter rows (where four took 1.13-1.15x the time of two) and on 8-byte elements, whose
+  // invocations write their own slow chunks (two against four: rank-5 rows of 544 bytes 0.94-0.97x
+  // the time, image rows of 4144 bytes 0.96-0.98x; two on image rows of 1- to 4-byte elements took
+  // 1.01-1.08x; docs/data/h200_ab_tile_chunks.md).
+  // Rows of whole chunks from 512 to 8191 bytes (crops, or pads of outer axes only) take it too,
+  // two chunks per invocation, every chunk plain (against the inner pass's four chunks 32 apart:
+  // image crops u8 0.94x the time, f32 and i64 0.98x, f16 1.00x; rank-5 i64 crops, rows of 512
+  // bytes, 0.97x; on shorter rows it was 1.00-1.03x the row pass's time, which keeps them).
+  const bool tile_rows = !whole_rows || row_bytes >= kLongRowBytes;
+  if (big && tile_rows && row_bytes < kTileRowBytes) {
+    const bool four = !whole_rows && row_bytes >= kLongRowBytes && width < 8;
+    run(four ? kTilePassFour : kTilePass, grouped_invocations(chunks_total, four ? 1024 : 512), 0, 0);
     return;
   }
   // Other rows of 16 to 511 bytes (whole chunks without pads, or under 1 MiB): the row pass, which walks
@@ -112,7 +121,8 @@ void record_gather(rt::Stream& stream, const std::string& kernel_name, const Pad
   // Rows of 512 bytes and more. The inner pass: four chunks 32 apart per invocation (the kernel's
   // grouping of 128 chunks).
   const std::uint64_t four_per_invocation = four_apart_invocations(chunks_total);
-  // Rows of whole chunks and no pad: every chunk is an inner chunk, and the inner pass does them all.
+  // Rows of whole chunks and no pad (8192 bytes and more, or under 1 MiB of destination): every chunk
+  // is an inner chunk, and the inner pass does them all.
   if (whole_rows) {
     run(kInnerPass, four_per_invocation, 0, 0);
     return;
