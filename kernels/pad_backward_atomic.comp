@@ -43,7 +43,7 @@ layout(push_constant) uniform Params {
   uint rank;
   uint slots;  // invocations per grad_out row: pass 1 reflect left + right, replicate side_lanes(left) +
                // side_lanes(right); pass 2 see above; pass 3: grad_out rows per workgroup
-  uint rows;   // pass 3: grad_out rows
+  uint rows;   // passes 1 and 3: grad_out rows
 } pc;
 
 layout(constant_id = 0) const uint REGION = 0u;
@@ -174,7 +174,7 @@ shared uint outer_count;
 void outer_pad_rows(uint g, uint row) {
   const uint lid = gl_LocalInvocationID.x;
   const uint G = pc.slots;
-  const uint groups = (pc.rows + G - 1u) / G;
+  const uint groups = pc.n_invocations / 256u;  // ceil(rows / G) workgroups
   const uint w = (g - lid) / 256u;
   if (w >= groups) return;                 // the whole workgroup: past grad_out
   const uint r0 = (groups - 1u - w) * G;  // the workgroup's first row: last rows first
@@ -207,7 +207,7 @@ void main() {
   if (REGION == 1u) {
     const uint i = g / pc.slots;
     const uint s = g - i * pc.slots;
-    const uint r = pc.n_invocations / pc.slots - 1u - i;  // last rows first
+    const uint r = pc.rows - 1u - i;  // last rows first
     uint off;
     if (!outer_row(r, off)) return;  // pass 2's
     const uint left = left_pad(inner);

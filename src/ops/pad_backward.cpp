@@ -336,7 +336,7 @@ void record_pad_backward(rt::Stream& stream, const PadGeometry& geometry, DType 
       then([=](rt::Stream& st) {
         if (inner_pads != nullptr) {
           const PadPush edge{static_cast<std::uint32_t>(rows * slots), static_cast<std::uint32_t>(n_in), rank,
-                             static_cast<std::uint32_t>(slots), 0};
+                             static_cast<std::uint32_t>(slots), static_cast<std::uint32_t>(rows)};
           st.dispatch(*inner_pads, bindings, bytes_of(edge), rows * slots);
         }
         if (outer_pads && row_out <= 65536) {
