@@ -139,48 +139,60 @@ std::string target_name(const ::testing::TestParamInfo<selftest::Target>& info) 
   return fmt::format("{}_{}", info.param.kernel, name(info.param.dtype));
 }
 
+// The tile-pass tests take one dtype per element width.
+bool width_representative(DType dtype) {
+  const auto width = byte_width(dtype);
+  return dtype == (width == 1 ? DType::U8 : width == 2 ? DType::F16 : width == 4 ? DType::F32 : DType::I64);
+}
+
+struct Geometry {
+  Shape in;
+  std::vector<std::int64_t> left, right;
+};
+
+// Runs each geometry through `target` with the split passes (reflect pads cut to dim - 1), bit for
+// bit against the CPU reference, and fails on any validation message.
+void run_geometries(const selftest::Target& target, const std::vector<Geometry>& geometries, std::uint64_t seed) {
+  Context& ctx = context_for(target, split_options());
+  const std::size_t seen = ctx.validation_messages().size();
+  for (const auto& g : geometries) {
+    selftest::Case c;
+    c.shape = g.in;
+    c.left = g.left;
+    c.right = g.right;
+    for (std::size_t a = 0; a < g.in.size() && target.mode == PadMode::Reflect; ++a) {
+      c.left[a] = std::min(c.left[a], g.in[a] - 1);
+      c.right[a] = std::min(c.right[a], g.in[a] - 1);
+    }
+    c.fill = Scalar::from_int(9);
+    c.seed = seed;
+    const auto o = selftest::run_case(ctx, target, c);
+    EXPECT_TRUE(o.pass) << target.kernel << " shape " << to_string(c.shape) << ": " << o.detail;
+  }
+  const auto messages = ctx.validation_messages();
+  for (std::size_t i = seen; i < messages.size(); ++i) ADD_FAILURE() << "validation layer: " << messages[i];
+}
+
 // pad.comp's tile pass (rows of 16 to 8191 bytes with an innermost pad or a part chunk): plain chunks
 // first, the others queued in shared memory and written after a barrier (8-byte elements: written
 // by their own invocation, no queue). Its corners, per mode and width: rows of exactly one chunk
-// with pads (every chunk queued, the queue full), rows just under 512 and 2048 bytes (two and four
-// chunks per invocation), rows wholly in a constant pad of an outer axis (the fill chunks), a part
-// chunk at the destination's end, a single row.
+// with pads (every chunk queued, the queue full), rows just under 512 and 2048 bytes (two chunks
+// per invocation, and four from 512 bytes for 1- to 4-byte elements), rows wholly in a constant
+// pad of an outer axis (the fill chunks), a part chunk at the destination's end, a single row.
 TEST(PadTilePass, CornerGeometries) {
   for (const auto& target : split_targets()) {
-    if (target.op != selftest::Op::Pad) continue;
-    Context& ctx = context_for(target, split_options());
-    const std::size_t seen = ctx.validation_messages().size();
+    if (target.op != selftest::Op::Pad || !width_representative(target.dtype)) continue;
     const std::int64_t width = static_cast<std::int64_t>(byte_width(target.dtype));
-    if (target.dtype != (width == 1 ? DType::U8 : width == 2 ? DType::F16 : width == 4 ? DType::F32 : DType::I64))
-      continue;
     const std::int64_t chunk = 16 / width;
-    struct Geometry {
-      Shape in;
-      std::vector<std::int64_t> left, right;
-    };
-    const std::vector<Geometry> geometries{
-        {{300, std::max<std::int64_t>(2, chunk - 2)}, {0, 1}, {0, 1}},
-        {{7, 9, 511 / width - 3}, {2, 2, 1}, {1, 3, 2}},
-        {{3, 11, 2047 / width - 6}, {1, 0, 3}, {2, 1, 3}},
-        {{3, 33}, {0, 1}, {0, 1}},
-        {{1999 / width - 12}, {5}, {7}},
-    };
-    for (const auto& g : geometries) {
-      selftest::Case c;
-      c.shape = g.in;
-      c.left = g.left;
-      c.right = g.right;
-      for (std::size_t a = 0; a < g.in.size() && target.mode == PadMode::Reflect; ++a) {
-        c.left[a] = std::min(c.left[a], g.in[a] - 1);
-        c.right[a] = std::min(c.right[a], g.in[a] - 1);
-      }
-      c.fill = Scalar::from_int(9);
-      c.seed = 17;
-      const auto o = selftest::run_case(ctx, target, c);
-      EXPECT_TRUE(o.pass) << target.kernel << " shape " << to_string(c.shape) << ": " << o.detail;
-    }
-    const auto messages = ctx.validation_messages();
-    for (std::size_t i = seen; i < messages.size(); ++i) ADD_FAILURE() << "validation layer: " << messages[i];
+    run_geometries(target,
+                   {
+                       {{300, std::max<std::int64_t>(2, chunk - 2)}, {0, 1}, {0, 1}},
+                       {{7, 9, 511 / width - 3}, {2, 2, 1}, {1, 3, 2}},
+                       {{3, 11, 2047 / width - 6}, {1, 0, 3}, {2, 1, 3}},
+                       {{3, 33}, {0, 1}, {0, 1}},
+                       {{1999 / width - 12}, {5}, {7}},
+                   },
+                   17);
   }
 }
 
@@ -191,34 +203,16 @@ TEST(PadTilePass, CornerGeometries) {
 TEST(PadTilePass, WholeChunkRows) {
   for (const auto& target : split_targets()) {
     const bool crop = target.op == selftest::Op::PadBackward && target.mode == PadMode::Constant;
-    if (!(crop || target.op == selftest::Op::Pad)) continue;
-    Context& ctx = context_for(target, split_options());
-    const std::size_t seen = ctx.validation_messages().size();
+    if (!(crop || target.op == selftest::Op::Pad) || !width_representative(target.dtype)) continue;
     const std::int64_t width = static_cast<std::int64_t>(byte_width(target.dtype));
-    if (target.dtype != (width == 1 ? DType::U8 : width == 2 ? DType::F16 : width == 4 ? DType::F32 : DType::I64))
-      continue;
     const std::int64_t inner_pad = crop ? 1 : 0;
-    struct Geometry {
-      Shape in;
-      std::vector<std::int64_t> left, right;
-    };
-    const std::vector<Geometry> geometries{
-        {{5, 512 / width}, {1, 3 * inner_pad}, {2, inner_pad}},
-        {{3, 4, 1040 / width}, {1, 2, inner_pad}, {0, 1, 5 * inner_pad}},
-        {{2, 3, 8176 / width}, {0, 1, 2 * inner_pad}, {1, 1, 0}},
-    };
-    for (const auto& g : geometries) {
-      selftest::Case c;
-      c.shape = g.in;
-      c.left = g.left;
-      c.right = g.right;
-      c.fill = Scalar::from_int(9);
-      c.seed = 23;
-      const auto o = selftest::run_case(ctx, target, c);
-      EXPECT_TRUE(o.pass) << target.kernel << " shape " << to_string(c.shape) << ": " << o.detail;
-    }
-    const auto messages = ctx.validation_messages();
-    for (std::size_t i = seen; i < messages.size(); ++i) ADD_FAILURE() << "validation layer: " << messages[i];
+    run_geometries(target,
+                   {
+                       {{5, 512 / width}, {1, 3 * inner_pad}, {2, inner_pad}},
+                       {{3, 4, 1040 / width}, {1, 2, inner_pad}, {0, 1, 5 * inner_pad}},
+                       {{2, 3, 8176 / width}, {0, 1, 2 * inner_pad}, {1, 1, 0}},
+                   },
+                   23);
   }
 }
 
