@@ -378,7 +378,8 @@ bool row_source(uint r, uint inner, uint row_src, out uint outer_off) {
 
 // Whether the chunk of destination element e (column c of a row whose source starts at byte b) is
 // plain: inside one row and either 16 consecutive source bytes (v: one or two 16-byte loads) or, in a
-// row wholly inside a constant pad of an outer axis, all fill.
+// row wholly inside a constant pad of an outer axis or wholly inside an innermost constant pad, all
+// fill.
 bool plain_chunk(uint e, uint c, uint b, uint inner, uint row_dst, uint row_src, out uvec4 v) {
   const uint E = uint(CHUNK_ELEMS);
   v = uvec4(0u);
@@ -394,6 +395,14 @@ bool plain_chunk(uint e, uint c, uint b, uint inner, uint row_dst, uint row_src,
   }
 #endif
   const int i = int(c) - int(left_pad(inner));
+#if MODE == 0
+  // Wholly in an innermost pad: all fill (on rank-5 i64 rows with pads of 2, every chunk that is not
+  // a copy).
+  if (i + int(E) <= 0 || i >= int(row_src)) {
+    v = fill_chunk();
+    return true;
+  }
+#endif
   if (i < 0 || uint(i) + E > row_src) return false;
   v = load16(b + uint(i) * uint(ELEM_BYTES));
   return true;
