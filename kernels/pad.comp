@@ -241,8 +241,8 @@ void write_chunk(uint chunk, uint inner, uint row_dst, uint row_src, uint c, uin
 
 // Passes. The wrapper runs this SPIR-V as one pipeline per pass, by specialization constant REGION
 // (each pipeline is compiled for its own path only, so the lean ones keep many warps in flight):
-//  0: one pass writes every chunk (rows under 16 bytes; rows of 512 bytes and more in destinations
-//     under 1 MiB);
+//  0: one pass writes every chunk (rows under 16 bytes; rows of 512 bytes and more with an innermost
+//     pad or a part chunk in destinations under 1 MiB);
 //  1, 4: the row pass (row_pass, below), rows of 16 to 511 bytes in destinations under 1 MiB, and
 //     such rows of whole chunks without an innermost pad;
 //  5, 6: the tile pass (tile_pass, below), in destinations of 1 MiB and more: rows of 16 to 8191
@@ -254,7 +254,7 @@ void write_chunk(uint chunk, uint inner, uint row_dst, uint row_src, uint c, uin
 //     invocations for the few chunks around each boundary, writing exactly those pass 3 leaves.
 // The inner and edge passes write disjoint chunks: no barrier between them; they take the rows of
 // 8192 bytes and more. Where rows are whole chunks without pads, there are no edge chunks and the
-// inner pass alone writes everything (on destinations under 1 MiB, from 512 bytes).
+// inner pass alone writes everything (from 8192 bytes; from 512 on destinations under 1 MiB).
 // In the one pass, rows of LONG_ROW_BYTES and more: each invocation takes 4 chunks, 32 chunks apart
 // (every store of a warp is one contiguous run). Shorter rows: one chunk per invocation, where more
 // parallelism pays more than saved index math (measured on the H200). The wrapper sizes the passes

@@ -1,13 +1,15 @@
-// Host helpers of the pad wrappers. The divisor constants the kernels divide with
-// (ops::with_divisors), held against plain division: the shaders compute q = (hi + ((n - hi) >> s1)) >> s2 with hi =
-// mulhi(n, m); this test does the same arithmetic on the host for divisors from 1 to 2^32 - 1 and numerators at the
-// edges of the 32-bit range and at random.
+// Host helpers of the pad wrappers. The pass choice of pad.comp (ops::plan_gather, at the end). The
+// divisor constants the kernels divide with (ops::with_divisors), held against plain division: the
+// shaders compute q = (hi + ((n - hi) >> s1)) >> s2 with hi = mulhi(n, m); this test does the same
+// arithmetic on the host for divisors from 1 to 2^32 - 1 and numerators at the edges of the 32-bit
+// range and at random.
 #include <gtest/gtest.h>
 
 #include <cstdint>
 #include <random>
 #include <vector>
 
+#include "ops/gather_plan.hpp"
 #include "ops/launch.hpp"
 
 namespace fvk::testing {
@@ -46,6 +48,67 @@ TEST(Coalesce, MergesUnpaddedNeighboursOnlyBelowTwoToTheThirtyOne) {
   EXPECT_EQ(c.in, (Shape{24, 3}));
   EXPECT_EQ(c.out, (Shape{24, 5}));
   EXPECT_EQ(c.left, (std::vector<std::int64_t>{0, 1}));
+}
+
+// pad.comp's pass choice (ops::plan_gather) on the bench shapes and at the rules' edges: which pass
+// and how many invocations. The GPU tests check that each pass writes the right bytes; this one that
+// a shape reaches the pass the H200 measurements chose for it.
+TEST(GatherPlan, BenchShapesTakeTheMeasuredPasses) {
+  using ops::GatherPass;
+  struct Case {
+    const char* what;
+    ops::GatherShape shape;
+    GatherPass pass;
+    std::uint64_t invocations, edge, slots;
+  };
+  auto tile2 = [](std::uint64_t chunks) { return (chunks + 511) / 512 * 256; };
+  auto tile4 = [](std::uint64_t chunks) { return (chunks + 1023) / 1024 * 256; };
+  auto four_apart = [](std::uint64_t chunks) { return (chunks + 127) / 128 * 32; };
+  const std::uint64_t rank5_out = 4 * 16 * 68 * 68 * 68, rank5_in = 4 * 16 * 64 * 64 * 64;
+  const std::uint64_t image_out = 16ull * 64 * 518 * 518, image_in = 16ull * 64 * 512 * 512;
+  const std::vector<Case> cases{
+      // rank5 forward, rows of 68 elements with pads of 2: the tile pass, two chunks per invocation
+      // on every width (8-byte elements too, 544-byte rows).
+      {"rank5 u8", {rank5_out, 1, 68, 2, 2, true}, GatherPass::Tile, tile2(rank5_out / 16), 0, 0},
+      {"rank5 f32", {rank5_out, 4, 68, 2, 2, true}, GatherPass::Tile, tile2(rank5_out / 4), 0, 0},
+      {"rank5 i64", {rank5_out, 8, 68, 2, 2, true}, GatherPass::Tile, tile2(rank5_out / 2), 0, 0},
+      // image forward, rows of 518: four per invocation for 1 to 4 bytes, two for 8.
+      {"image u8", {image_out, 1, 518, 3, 3, true}, GatherPass::TileFour, tile4((image_out + 15) / 16), 0, 0},
+      {"image f32", {image_out, 4, 518, 3, 3, true}, GatherPass::TileFour, tile4(image_out / 4), 0, 0},
+      {"image i64", {image_out, 8, 518, 3, 3, true}, GatherPass::Tile, tile2(image_out / 2), 0, 0},
+      // crops (grad_in rows of whole chunks, no pads): the tile pass from 512 bytes, the row pass
+      // below, the inner pass alone from 8192.
+      {"image crop u8", {image_in, 1, 512, 0, 0, true}, GatherPass::Tile, tile2(image_in / 16), 0, 0},
+      {"image crop i64", {image_in, 8, 512, 0, 0, true}, GatherPass::Tile, tile2(image_in / 2), 0, 0},
+      {"rank5 crop u8", {rank5_in, 1, 64, 0, 0, true}, GatherPass::RowTwo, tile2(rank5_in / 16), 0, 0},
+      {"rank5 crop i64", {rank5_in, 8, 64, 0, 0, true}, GatherPass::Tile, tile2(rank5_in / 2), 0, 0},
+      {"audio crop f32", {64ull * 480000, 4, 480000, 0, 0, true}, GatherPass::Inner, four_apart(64ull * 120000), 0,
+       0},
+      // audio forward, rows of 481024 with pads of 512: the inner pass and the edge pass, 130 rows
+      // boundaries' worth of (1024 / 4 + 2) slots.
+      {"audio f32", {64ull * 481024, 4, 481024, 512, 512, true}, GatherPass::Inner, four_apart(64ull * 120256),
+       65 * 258, 258},
+      // Under 1 MiB: the row pass with one chunk per invocation under 512 bytes, the inner pass alone
+      // on whole rows from 512, the one pass on rows with edges from 512 (four chunks 32 apart from
+      // 8 KiB but for 1-byte elements).
+      {"small f32", {8 * 3 * 34 * 34, 4, 34, 1, 1, false}, GatherPass::Row, (8 * 3 * 34 * 34 / 4 + 255) / 256 * 256,
+       0, 0},
+      {"small crop 512", {4 * 128, 4, 128, 0, 0, false}, GatherPass::Inner, four_apart(128), 0, 0},
+      {"small 520", {4 * 130, 4, 130, 1, 1, false}, GatherPass::One, (4 * 130 + 3) / 4, 0, 0},
+      {"small 8 KiB f32", {2 * 2050, 4, 2050, 1, 1, false}, GatherPass::One, four_apart((2 * 2050 + 3) / 4), 0, 0},
+      {"small 8 KiB u8", {2 * 8200, 1, 8200, 1, 1, false}, GatherPass::One, (2 * 8200 + 15) / 16, 0, 0},
+      // Rows under 16 bytes: the one pass, on any size.
+      {"rows of 12 bytes", {3 << 20, 4, 3, 1, 1, true}, GatherPass::One, (3ull << 20) / 4, 0, 0},
+      // Rows of 8192 bytes and more with edges on large destinations: inner + edge.
+      {"rows of 8 KiB", {256 * 2048, 4, 2048, 1, 0, true}, GatherPass::Inner, four_apart(256 * 512), 257 * 2, 2},
+  };
+  for (const auto& c : cases) {
+    const auto plan = ops::plan_gather(c.shape);
+    EXPECT_EQ(plan.pass, c.pass) << c.what;
+    EXPECT_EQ(plan.invocations, c.invocations) << c.what;
+    EXPECT_EQ(plan.edge, c.edge) << c.what;
+    EXPECT_EQ(plan.slots, c.slots) << c.what;
+  }
 }
 
 }  // namespace

@@ -1,0 +1,83 @@
+// pad.comp's pass choice (gather_plan.hpp), from the H200 measurements quoted at each rule.
+#include "ops/gather_plan.hpp"
+
+#include <limits>
+
+#include "ops/launch.hpp"
+
+namespace fvk::ops {
+namespace {
+
+// Rows of this many bytes and more take the inner pass (with the edge pass) or the tile pass with
+// four chunks per invocation; shorter ones from 16 bytes the row pass or the tile pass with two.
+constexpr std::uint64_t kLongRowBytes = 512;
+// Rows under this many bytes with an innermost pad or a part chunk take the tile pass on large
+// destinations, longer ones the inner and edge passes. Measured on the H200 against the inner and
+// edge passes: image rows of 2072 and 4144 bytes (f32, i64) 0.87-0.88x and 0.95-0.96x the time;
+// audio rows (480 KB and more) 1.00-1.11x. Rows of 4145 to 8191 bytes are not in the bench sets.
+constexpr std::uint64_t kTileRowBytes = 8192;
+
+}  // namespace
+
+GatherPlan plan_gather(const GatherShape& s) {
+  const std::uint64_t width = s.width, row = s.row, left = s.left, right = s.right, n_dst = s.n_dst;
+  const bool big = s.big;
+  const std::uint64_t chunk_elems = 16 / width;
+  const std::uint64_t chunks_total = (n_dst + chunk_elems - 1) / chunk_elems;
+  const std::uint64_t row_bytes = row * width;
+  if (row_bytes < 16) {
+    return {GatherPass::One, chunks_total};
+  }
+  // Rows of whole chunks without an innermost pad: every chunk is a plain copy (or fill).
+  const bool whole_rows = left + right == 0 && row_bytes % 16 == 0;
+  // Rows of 16 to 8191 bytes with edges, 1 MiB of destination and more: the tile pass, which writes a
+  // workgroup's plain chunks first and queues the others, or for 8-byte elements writes them itself
+  // (measured on the H200 against the row pass and the inner + edge passes: rank-5 0.59-0.63x the
+  // time for 1- and 2-byte elements, 0.81-0.93x for 4, 0.71-0.74x for 8 (544-byte rows); image rows
+  // 0.87-0.99x for 1 and 2 bytes, before the subgroup queue took them to 0.84-0.85x of that).
+  // Chunks per invocation: four on rows of 512 bytes and more of 1- to 4-byte elements, two on
+  // shorter rows (where four took 1.13-1.15x the time of two) and on 8-byte elements, whose
+  // invocations write their own slow chunks (two against four: rank-5 rows of 544 bytes 0.94-0.97x
+  // the time, image rows of 4144 bytes 0.96-0.98x; two on image rows of 1- to 4-byte elements took
+  // 1.01-1.08x; docs/data/h200_ab_tile_chunks.md).
+  // Rows of whole chunks from 512 to 8191 bytes (crops, or pads of outer axes only) take it too,
+  // two chunks per invocation, every chunk plain (against the inner pass's four chunks 32 apart:
+  // image crops u8 0.94x the time, f32 and i64 0.98x, f16 1.00x; rank-5 i64 crops, rows of 512
+  // bytes, 0.97x; on shorter rows it was 1.00-1.03x the row pass's time, which keeps them).
+  const bool tile_rows = !whole_rows || row_bytes >= kLongRowBytes;
+  if (big && tile_rows && row_bytes < kTileRowBytes) {
+    const bool four = !whole_rows && row_bytes >= kLongRowBytes && width < 8;
+    return {four ? GatherPass::TileFour : GatherPass::Tile, grouped_invocations(chunks_total, four ? 1024 : 512)};
+  }
+  // Other rows of 16 to 511 bytes (whole chunks without pads, or under 1 MiB): the row pass, which walks
+  // the outer coordinates once per row (measured on the H200 against the inner and edge passes:
+  // 0.73-0.99x the time on the small set, 0.83-0.95x on rank-5 crops and 1-byte pads, 0.95-1.06x
+  // on the other rank-5 pads).
+  if (row_bytes < kLongRowBytes) {
+    // Two chunks per invocation from 1 MiB (rank-5 0.91-1.00x the time of one), else one (small
+    // set: one is 0.78-0.93x the time of two).
+    const std::uint64_t per_invocation = big ? 2 : 1;
+    return {per_invocation == 2 ? GatherPass::RowTwo : GatherPass::Row,
+            grouped_invocations(chunks_total, 256 * per_invocation)};
+  }
+  // Rows of 512 bytes and more. The inner pass: four chunks 32 apart per invocation (the kernel's
+  // grouping of 128 chunks).
+  const std::uint64_t four_per_invocation = four_apart_invocations(chunks_total);
+  // Rows of whole chunks and no pad (8192 bytes and more, or under 1 MiB of destination): every chunk
+  // is an inner chunk, and the inner pass does them all.
+  if (whole_rows) {
+    return {GatherPass::Inner, four_per_invocation};
+  }
+  // Edge pass: `slots` invocations per row boundary for the edge chunks, where the destination has
+  // 1 MiB and more (below, a second dispatch costs more latency than the lean pass saves).
+  const std::uint64_t slots = (left + right) / chunk_elems + 2;
+  const std::uint64_t edge = (n_dst / row + 1) * slots;
+  if (big && edge <= std::numeric_limits<std::uint32_t>::max()) {  // the kernel's index is 32-bit
+    return {GatherPass::Inner, four_per_invocation, edge, slots};
+  }
+  // The one pass: one chunk per invocation, or four 32 apart on rows of 8 KiB and more (not for
+  // 1-byte elements, where one per invocation measured faster).
+  return {GatherPass::One, row_bytes >= 8192 && width > 1 ? four_per_invocation : chunks_total};
+}
+
+}  // namespace fvk::ops

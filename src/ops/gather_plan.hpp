@@ -1,0 +1,39 @@
+// Which of pad.comp's passes a pad or a crop takes, and with how many invocations: a pure function
+// of the destination's rows, innermost pads and size, so that tests can hold the choice against the
+// rules the H200 measurements set (record_gather in pad.cpp dispatches what it returns).
+#pragma once
+
+#include <cstdint>
+
+namespace fvk::ops {
+
+// pad.comp's passes (its specialization constant REGION).
+enum class GatherPass : std::uint32_t {
+  One = 0,       // every chunk, one (or four 32 apart) per invocation
+  Row = 1,       // the row pass, one chunk per invocation
+  Edge = 2,      // the edge chunks around each row boundary (beside Inner)
+  Inner = 3,     // the inner chunks, four 32 apart per invocation
+  RowTwo = 4,    // the row pass, two chunks per invocation
+  Tile = 5,      // the tile pass, two chunks per invocation
+  TileFour = 6,  // the tile pass, four chunks per invocation
+};
+
+// The destination as record_gather sees it after coalescing (a crop's destination is grad_in).
+struct GatherShape {
+  std::uint64_t n_dst = 0;               // destination elements, > 0
+  std::uint64_t width = 0;               // element bytes: 1, 2, 4 or 8
+  std::uint64_t row = 0;                 // destination row (innermost dim) in elements, > 0
+  std::uint64_t left = 0, right = 0;     // innermost pads in destination elements (a crop: 0)
+  bool big = false;                      // the large-tensor passes: 1 MiB and more, or always split
+};
+
+struct GatherPlan {
+  GatherPass pass = GatherPass::One;
+  std::uint64_t invocations = 0;  // of the main pass
+  std::uint64_t edge = 0;         // invocations of the edge pass, recorded before it (0: none)
+  std::uint64_t slots = 0;        // edge invocations per row boundary
+};
+
+GatherPlan plan_gather(const GatherShape& s);
+
+}  // namespace fvk::ops
