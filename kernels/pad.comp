@@ -260,7 +260,7 @@ void write_chunk(uint chunk, uint inner, uint row_dst, uint row_src, uint c, uin
 // parallelism pays more than saved index math (measured on the H200). The wrapper sizes the passes
 // by the same rules.
 layout(constant_id = 0) const uint REGION = 0u;
-#define LONG_ROW_BYTES 8192u
+#define LONG_ROW_BYTES 8192u  // the wrapper's kOnePassFourRowBytes (src/ops/gather_plan.cpp)
 
 // Pads of the innermost axis in destination elements (a crop has none).
 uint inner_left(uint inner) {
@@ -625,9 +625,9 @@ uint word_value(uint w, WordSources ws) {
 // 8-byte elements queue nothing: a chunk holds two elements, and each invocation writes its own
 // slow chunks after its plain ones (slow_chunk). Measured on the H200 against the workgroup's queue:
 // rank-5 rows 0.95-0.97x the time. The wrapper runs them in REGION 5 on rows of every length (two
-// chunks per invocation: a subgroup's slow chunks hold up fewer plain ones than with four). Queueing words instead of chunks for 1- to 4-byte elements (the
-// words inside a row's data written at once, one atomic per queued word, 4 KiB more queue) took
-// 1.6-3.3x the time.
+// chunks per invocation: a subgroup's slow chunks hold up fewer plain ones than with four).
+// Queueing words instead of chunks for 1- to 4-byte elements (the words inside a row's data written
+// at once, one atomic per queued word, 4 KiB more queue) took 1.6-3.3x the time.
 #define TILE_PER (REGION == 6u ? 4u : 2u)
 #define TILE_QUEUE (ELEM_BYTES != 8)
 #if PORTABLE

@@ -82,17 +82,24 @@ TEST(GatherPlan, BenchShapesTakeTheMeasuredPasses) {
       {"image crop i64", {image_in, 8, 512, 0, 0, true}, GatherPass::Tile, tile2(image_in / 2), 0, 0},
       {"rank5 crop u8", {rank5_in, 1, 64, 0, 0, true}, GatherPass::RowTwo, tile2(rank5_in / 16), 0, 0},
       {"rank5 crop i64", {rank5_in, 8, 64, 0, 0, true}, GatherPass::Tile, tile2(rank5_in / 2), 0, 0},
-      {"audio crop f32", {64ull * 480000, 4, 480000, 0, 0, true}, GatherPass::Inner, four_apart(64ull * 120000), 0,
-       0},
+      {"audio crop f32", {64ull * 480000, 4, 480000, 0, 0, true}, GatherPass::Inner, four_apart(64ull * 120000), 0, 0},
       // audio forward, rows of 481024 with pads of 512: the inner pass and the edge pass, 130 rows
       // boundaries' worth of (1024 / 4 + 2) slots.
-      {"audio f32", {64ull * 481024, 4, 481024, 512, 512, true}, GatherPass::Inner, four_apart(64ull * 120256),
-       65 * 258, 258},
+      {"audio f32",
+       {64ull * 481024, 4, 481024, 512, 512, true},
+       GatherPass::Inner,
+       four_apart(64ull * 120256),
+       65 * 258,
+       258},
       // Under 1 MiB: the row pass with one chunk per invocation under 512 bytes, the inner pass alone
       // on whole rows from 512, the one pass on rows with edges from 512 (four chunks 32 apart from
       // 8 KiB but for 1-byte elements).
-      {"small f32", {8 * 3 * 34 * 34, 4, 34, 1, 1, false}, GatherPass::Row, (8 * 3 * 34 * 34 / 4 + 255) / 256 * 256,
-       0, 0},
+      {"small f32",
+       {8 * 3 * 34 * 34, 4, 34, 1, 1, false},
+       GatherPass::Row,
+       (8 * 3 * 34 * 34 / 4 + 255) / 256 * 256,
+       0,
+       0},
       {"small crop 512", {4 * 128, 4, 128, 0, 0, false}, GatherPass::Inner, four_apart(128), 0, 0},
       {"small 520", {4 * 130, 4, 130, 1, 1, false}, GatherPass::One, (4 * 130 + 3) / 4, 0, 0},
       {"small 8 KiB f32", {2 * 2050, 4, 2050, 1, 1, false}, GatherPass::One, four_apart((2 * 2050 + 3) / 4), 0, 0},

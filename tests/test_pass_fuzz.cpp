@@ -1,6 +1,6 @@
 // Random geometries through the pad family's split paths, bit for bit against the CPU reference:
-// pad.comp's inner pass (four chunks 32 apart, rows of 512 bytes and more) with its edge pass, and the deterministic backward's copy, edge and
-// multi-row passes. The wrappers only take those paths on large tensors (where they measured
+// pad.comp's inner pass (four chunks 32 apart, rows of 512 bytes and more) with its edge pass, and
+// the deterministic backward's copy, edge and multi-row passes. The wrappers only take those paths on large tensors (where they measured
 // faster); a context with `always_split_passes` takes them on small ones, so many shapes fit in a
 // few seconds on lavapipe. Outputs start as 0xA5 bytes, so a chunk that no pass writes shows as a
 // mismatch. (A chunk two passes both write gets the same bytes twice and does not show: that the

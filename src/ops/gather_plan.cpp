@@ -16,20 +16,19 @@ constexpr std::uint64_t kLongRowBytes = 512;
 // edge passes: image rows of 2072 and 4144 bytes (f32, i64) 0.87-0.88x and 0.95-0.96x the time;
 // audio rows (480 KB and more) 1.00-1.11x. Rows of 4145 to 8191 bytes are not in the bench sets.
 constexpr std::uint64_t kTileRowBytes = 8192;
+// pad.comp's LONG_ROW_BYTES: from this row length the one pass takes four chunks 32 apart per
+// invocation (widths over 1 byte).
+constexpr std::uint64_t kOnePassFourRowBytes = 8192;
 
 }  // namespace
 
 GatherPlan plan_gather(const GatherShape& s) {
-  const std::uint64_t width = s.width, row = s.row, left = s.left, right = s.right, n_dst = s.n_dst;
-  const bool big = s.big;
-  const std::uint64_t chunk_elems = 16 / width;
-  const std::uint64_t chunks_total = (n_dst + chunk_elems - 1) / chunk_elems;
-  const std::uint64_t row_bytes = row * width;
-  if (row_bytes < 16) {
-    return {GatherPass::One, chunks_total};
-  }
+  const std::uint64_t chunk_elems = 16 / s.width;
+  const std::uint64_t chunks_total = (s.n_dst + chunk_elems - 1) / chunk_elems;
+  const std::uint64_t row_bytes = s.row * s.width;
+  if (row_bytes < 16) return {GatherPass::One, chunks_total};
   // Rows of whole chunks without an innermost pad: every chunk is a plain copy (or fill).
-  const bool whole_rows = left + right == 0 && row_bytes % 16 == 0;
+  const bool whole_rows = s.left + s.right == 0 && row_bytes % 16 == 0;
   // Rows of 16 to 8191 bytes with edges, 1 MiB of destination and more: the tile pass, which writes a
   // workgroup's plain chunks first and queues the others, or for 8-byte elements writes them itself
   // (measured on the H200 against the row pass and the inner + edge passes: rank-5 0.59-0.63x the
@@ -45,8 +44,8 @@ GatherPlan plan_gather(const GatherShape& s) {
   // image crops u8 0.94x the time, f32 and i64 0.98x, f16 1.00x; rank-5 i64 crops, rows of 512
   // bytes, 0.97x; on shorter rows it was 1.00-1.03x the row pass's time, which keeps them).
   const bool tile_rows = !whole_rows || row_bytes >= kLongRowBytes;
-  if (big && tile_rows && row_bytes < kTileRowBytes) {
-    const bool four = !whole_rows && row_bytes >= kLongRowBytes && width < 8;
+  if (s.big && tile_rows && row_bytes < kTileRowBytes) {
+    const bool four = !whole_rows && row_bytes >= kLongRowBytes && s.width < 8;
     return {four ? GatherPass::TileFour : GatherPass::Tile, grouped_invocations(chunks_total, four ? 1024 : 512)};
   }
   // Other rows of 16 to 511 bytes (whole chunks without pads, or under 1 MiB): the row pass, which walks
@@ -56,9 +55,7 @@ GatherPlan plan_gather(const GatherShape& s) {
   if (row_bytes < kLongRowBytes) {
     // Two chunks per invocation from 1 MiB (rank-5 0.91-1.00x the time of one), else one (small
     // set: one is 0.78-0.93x the time of two).
-    const std::uint64_t per_invocation = big ? 2 : 1;
-    return {per_invocation == 2 ? GatherPass::RowTwo : GatherPass::Row,
-            grouped_invocations(chunks_total, 256 * per_invocation)};
+    return {s.big ? GatherPass::RowTwo : GatherPass::Row, grouped_invocations(chunks_total, s.big ? 512 : 256)};
   }
   // Rows of 512 bytes and more. The inner pass: four chunks 32 apart per invocation (the kernel's
   // grouping of 128 chunks).
@@ -70,14 +67,14 @@ GatherPlan plan_gather(const GatherShape& s) {
   }
   // Edge pass: `slots` invocations per row boundary for the edge chunks, where the destination has
   // 1 MiB and more (below, a second dispatch costs more latency than the lean pass saves).
-  const std::uint64_t slots = (left + right) / chunk_elems + 2;
-  const std::uint64_t edge = (n_dst / row + 1) * slots;
-  if (big && edge <= std::numeric_limits<std::uint32_t>::max()) {  // the kernel's index is 32-bit
+  const std::uint64_t slots = (s.left + s.right) / chunk_elems + 2;
+  const std::uint64_t edge = (s.n_dst / s.row + 1) * slots;
+  if (s.big && edge <= std::numeric_limits<std::uint32_t>::max()) {  // the kernel's index is 32-bit
     return {GatherPass::Inner, four_per_invocation, edge, slots};
   }
   // The one pass: one chunk per invocation, or four 32 apart on rows of 8 KiB and more (not for
   // 1-byte elements, where one per invocation measured faster).
-  return {GatherPass::One, row_bytes >= 8192 && width > 1 ? four_per_invocation : chunks_total};
+  return {GatherPass::One, row_bytes >= kOnePassFourRowBytes && s.width > 1 ? four_per_invocation : chunks_total};
 }
 
 }  // namespace fvk::ops

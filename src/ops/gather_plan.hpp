@@ -20,11 +20,11 @@ enum class GatherPass : std::uint32_t {
 
 // The destination as record_gather sees it after coalescing (a crop's destination is grad_in).
 struct GatherShape {
-  std::uint64_t n_dst = 0;               // destination elements, > 0
-  std::uint64_t width = 0;               // element bytes: 1, 2, 4 or 8
-  std::uint64_t row = 0;                 // destination row (innermost dim) in elements, > 0
-  std::uint64_t left = 0, right = 0;     // innermost pads in destination elements (a crop: 0)
-  bool big = false;                      // the large-tensor passes: 1 MiB and more, or always split
+  std::uint64_t n_dst = 0;            // destination elements, > 0
+  std::uint64_t width = 0;            // element bytes: 1, 2, 4 or 8
+  std::uint64_t row = 0;              // destination row (innermost dim) in elements, > 0
+  std::uint64_t left = 0, right = 0;  // innermost pads in destination elements (a crop: 0)
+  bool big = false;                   // the large-tensor passes: 1 MiB and more, or always split
 };
 
 struct GatherPlan {

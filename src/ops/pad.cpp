@@ -52,12 +52,9 @@ void record_gather(rt::Stream& stream, const std::string& kernel_name, const Pad
   auto& device = stream.device();
   // Destinations of 1 MiB and more take the passes that pay off on large tensors.
   const GatherPlan plan = plan_gather({n_dst, width, row, left, right, takes_large_passes(device, n_dst * width)});
-  const GatherPush push{static_cast<std::uint32_t>(plan.invocations),
-                        static_cast<std::uint32_t>(n_dst),
-                        static_cast<std::uint32_t>(g.in.size()),
-                        static_cast<std::uint32_t>(fill_bits),
-                        static_cast<std::uint32_t>(fill_bits >> 32),
-                        static_cast<std::uint32_t>(plan.edge),
+  const GatherPush push{static_cast<std::uint32_t>(plan.invocations), static_cast<std::uint32_t>(n_dst),
+                        static_cast<std::uint32_t>(g.in.size()),      static_cast<std::uint32_t>(fill_bits),
+                        static_cast<std::uint32_t>(fill_bits >> 32),  static_cast<std::uint32_t>(plan.edge),
                         static_cast<std::uint32_t>(plan.slots)};
   // The two passes write disjoint chunks, so no barrier between them; the edge pass goes first, so
   // its few, slower invocations run alongside the inner pass instead of after it.
