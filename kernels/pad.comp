@@ -19,7 +19,19 @@
 #include "ballot.glsl"
 #endif
 
-layout(local_size_x = 256) in;
+// Invocations per workgroup, which is also how far apart the row and tile passes' chunks of one
+// invocation lie (ROW_CHUNKS). 128 for 2-byte elements, 256 for the others; measured on the H200
+// against 256 (docs/data/h200_ab_workgroup_size.md): 128 took rank-5 rows of 2-byte elements
+// 0.97-0.98x the time, image rows 1.00x and image crops 0.98x, but rank-5 rows of 1-byte elements
+// 1.01-1.03x; 64 was slower on rank-5 rows of every width (1.02-1.17x).
+#ifndef PAD_WG
+#if ELEM_BYTES == 2
+#define PAD_WG 128
+#else
+#define PAD_WG 256
+#endif
+#endif
+layout(local_size_x = PAD_WG) in;
 
 #if ELEM_BYTES == 8
 layout(set = 0, binding = 0, std430) readonly buffer Src { uvec2 src[]; };
@@ -344,17 +356,17 @@ void inner_four(uint g, uint total, uint inner, uint row_dst, uint row_src, uint
 // or two 16-byte loads where a chunk lies inside a row's data, else word by word, and element by
 // element at pads and row ends. REGION 4 takes two chunks per invocation (for large destinations),
 // REGION 1 one (for small ones, where more invocations finish sooner).
-#define ROW_CHUNKS 256u  // the workgroup size
+#define ROW_CHUNKS uint(PAD_WG)  // the workgroup size
 #define ROW_PER_INV (REGION == 4u ? 2u : 1u)
 #define NO_ROW 0xFFFFFFFFu
 // Byte offset in the source of each touched row's first element (a crop: the first one it keeps);
 // NO_ROW where the row lies in a constant pad of an outer axis. A binding holds at most 2^32 - 1
 // bytes, so no row starts at NO_ROW. Its size: the rows a workgroup's chunks can touch, at most
-// (P * 256 * 16 - 1) / 16 + 2 for 16-byte rows and P chunks per invocation. It is sized per pass (a
+// (P * ROW_CHUNKS * 16 - 1) / 16 + 2 for 16-byte rows and P chunks per invocation. It is sized per pass (a
 // specialization-constant expression), so that the passes without a row table declare no shared
 // memory (declared shared memory costs every pipeline of this SPIR-V: 8 KiB of it made the inner
 // pass 1.1-1.2x slower on the H200).
-const uint ROW_SLOTS = (REGION == 1u) ? 258u : (REGION == 4u || REGION == 5u) ? 514u : (REGION == 6u ? 1026u : 1u);
+const uint ROW_SLOTS = (REGION == 1u) ? ROW_CHUNKS + 2u : (REGION == 4u || REGION == 5u) ? 2u * ROW_CHUNKS + 2u : (REGION == 6u ? 4u * ROW_CHUNKS + 2u : 1u);
 shared uint row_start[ROW_SLOTS];
 
 // The source offset (in elements) of destination row r, and whether it has one (constant mode).
@@ -633,11 +645,11 @@ uint word_value(uint w, WordSources ws) {
 #if PORTABLE
 const bool SG_QUEUE = false;
 // The workgroup's queue: TILE_PER * ROW_CHUNKS chunks where it is used, one word elsewhere.
-const uint SLOW_SLOTS = !TILE_QUEUE ? 1u : (REGION == 5u ? 512u : (REGION == 6u ? 1024u : 1u));
+const uint SLOW_SLOTS = !TILE_QUEUE ? 1u : (REGION == 5u ? 2u * ROW_CHUNKS : (REGION == 6u ? 4u * ROW_CHUNKS : 1u));
 #else
 const bool SG_QUEUE = REGION == 6u || ELEM_BYTES == 4;  // a specialization-constant expression
 // The workgroup's queue: TILE_PER * ROW_CHUNKS chunks where it is used, one word elsewhere.
-const uint SLOW_SLOTS = (!TILE_QUEUE || SG_QUEUE) ? 1u : (REGION == 5u ? 512u : 1u);
+const uint SLOW_SLOTS = (!TILE_QUEUE || SG_QUEUE) ? 1u : (REGION == 5u ? 2u * ROW_CHUNKS : 1u);
 #endif
 shared uint slow_list[SLOW_SLOTS];
 shared uint slow_count;
