@@ -23,7 +23,7 @@
 // invocation lie (ROW_CHUNKS). 128 for 2-byte elements, 256 for the others; measured on the H200
 // against 256 (docs/data/h200_ab_workgroup_size.md): 128 took rank-5 rows of 2-byte elements
 // 0.97-0.98x the time, image rows 1.00x and image crops 0.98x, but rank-5 rows of 1-byte elements
-// 1.01-1.03x; 64 was slower on rank-5 rows of every width (1.02-1.17x).
+// 1.01-1.03x; 64 was slower on rank-5 forward rows of 1 to 4 bytes (1.04-1.17x).
 #ifndef PAD_WG
 #if ELEM_BYTES == 2
 #define PAD_WG 128
