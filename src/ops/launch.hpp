@@ -76,8 +76,9 @@ inline bool takes_large_passes(const rt::Device& device, std::uint64_t bytes) {
   return bytes >= (std::uint64_t{1} << 20) || device.always_split_passes();
 }
 
-// Invocations of a dispatch whose workgroups of 256 take `per_group` items each (chunks, rows): a
-// whole number of workgroups covering `items`.
+// Invocations of a dispatch in which each 256 invocations take `per_group` items (chunks, rows): a
+// whole number of such groups covering `items`. (pad.comp's workgroups of 128, for 2-byte elements,
+// each take half of a group's items.)
 constexpr std::uint64_t grouped_invocations(std::uint64_t items, std::uint64_t per_group) {
   return (items + per_group - 1) / per_group * 256;
 }

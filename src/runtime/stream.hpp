@@ -34,8 +34,9 @@ class Stream {
   // Copies `bytes` into the stream's upload arena; the range stays valid until the stream dies.
   BufferRange upload_small(std::span<const std::byte> bytes);
 
-  // Binds `bindings` to 0..n-1, pushes `push` and dispatches enough 256-wide workgroups for
-  // `invocations` (x up to the device limit, the rest in y); the kernel bounds-checks.
+  // Binds `bindings` to 0..n-1, pushes `push` and dispatches enough workgroups of the kernel's size
+  // (its SPIR-V's local_size_x) for `invocations` (x up to the device limit, the rest in y); the
+  // kernel bounds-checks.
   void dispatch(const Kernel& kernel, std::span<const BufferRange> bindings, std::span<const std::byte> push,
                 std::uint64_t invocations);
   void fill(const Buffer& buffer, std::uint32_t value);
