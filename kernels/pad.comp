@@ -362,11 +362,14 @@ void inner_four(uint g, uint total, uint inner, uint row_dst, uint row_src, uint
 // Byte offset in the source of each touched row's first element (a crop: the first one it keeps);
 // NO_ROW where the row lies in a constant pad of an outer axis. A binding holds at most 2^32 - 1
 // bytes, so no row starts at NO_ROW. Its size: the rows a workgroup's chunks can touch, at most
-// (P * ROW_CHUNKS * 16 - 1) / 16 + 2 for 16-byte rows and P chunks per invocation. It is sized per pass (a
-// specialization-constant expression), so that the passes without a row table declare no shared
-// memory (declared shared memory costs every pipeline of this SPIR-V: 8 KiB of it made the inner
-// pass 1.1-1.2x slower on the H200).
-const uint ROW_SLOTS = (REGION == 1u) ? ROW_CHUNKS + 2u : (REGION == 4u || REGION == 5u) ? 2u * ROW_CHUNKS + 2u : (REGION == 6u ? 4u * ROW_CHUNKS + 2u : 1u);
+// (P * ROW_CHUNKS * 16 - 1) / 16 + 2 for 16-byte rows and P chunks per invocation. It is sized per
+// pass (a specialization-constant expression), so that the passes without a row table declare no
+// shared memory (declared shared memory costs every pipeline of this SPIR-V: 8 KiB of it made the
+// inner pass 1.1-1.2x slower on the H200).
+const uint ROW_SLOTS = (REGION == 1u)                  ? ROW_CHUNKS + 2u
+                       : (REGION == 4u || REGION == 5u) ? 2u * ROW_CHUNKS + 2u
+                       : (REGION == 6u)                 ? 4u * ROW_CHUNKS + 2u
+                                                        : 1u;
 shared uint row_start[ROW_SLOTS];
 
 // The source offset (in elements) of destination row r, and whether it has one (constant mode).

@@ -1,16 +1,16 @@
 // Random geometries through the pad family's split paths, bit for bit against the CPU reference:
 // pad.comp's inner pass (four chunks 32 apart, rows of 512 bytes and more) with its edge pass, and
-// the deterministic backward's copy, edge and multi-row passes. The wrappers only take those paths on large tensors (where they measured
-// faster); a context with `always_split_passes` takes them on small ones, so many shapes fit in a
-// few seconds on lavapipe. Outputs start as 0xA5 bytes, so a chunk that no pass writes shows as a
-// mismatch. (A chunk two passes both write gets the same bytes twice and does not show: that the
-// passes are disjoint was checked by simulating their enumeration.) pad.comp's row pass (rows of
-// 16 to 511 bytes) takes two chunks per invocation here, as on large tensors, and its tile pass
-// (rows of 16 to 8191 bytes with edges, and rows of whole chunks from 512 bytes: the crops of those
-// here) two or four. A second suite sends
-// the same kind of geometries through the passes the wrappers choose by default on small tensors:
-// pad.comp's row pass with one chunk per invocation and its one pass, the deterministic backward's
-// row pass and its one pass.
+// the deterministic backward's copy, edge and multi-row passes. The wrappers only take those paths
+// on large tensors (where they measured faster); a context with `always_split_passes` takes them on
+// small ones, so many shapes fit in a few seconds on lavapipe. Outputs start as 0xA5 bytes, so a
+// chunk that no pass writes shows as a mismatch. (A chunk two passes both write gets the same bytes
+// twice and does not show: that the passes are disjoint was checked by simulating their
+// enumeration.) pad.comp's row pass (rows of 16 to 511 bytes) takes two chunks per invocation here,
+// as on large tensors, and its tile pass (rows of 16 to 8191 bytes with edges, and rows of whole
+// chunks from 512 bytes: the crops of those here) two or four. A second suite sends the same kind
+// of geometries through the passes the wrappers choose by default on small tensors: pad.comp's row
+// pass with one chunk per invocation and its one pass, the deterministic backward's row pass and
+// its one pass.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
