@@ -32,7 +32,7 @@ std::vector<std::byte> download_all(Context& ctx, const std::vector<Tensor>& ts)
     s.copy_region(*t.storage(), staging, vk::BufferCopy{.srcOffset = 0, .dstOffset = at, .size = t.nbytes()});
     at += t.nbytes();
   }
-  s.barrier();
+  s.host_barrier();
   s.submit_and_wait();
   auto host = staging.host();
   return {host.begin(), host.end()};

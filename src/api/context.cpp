@@ -60,7 +60,7 @@ HostTensor Context::download(const Tensor& tensor) {
   rt::Buffer staging(*device_, host.data.size(), rt::MemoryKind::Readback);
   rt::Stream stream(*device_);
   stream.copy(*tensor.storage(), staging, host.data.size());
-  stream.barrier();
+  stream.host_barrier();
   stream.submit_and_wait();
   std::memcpy(host.data.data(), staging.host().data(), host.data.size());
   return host;

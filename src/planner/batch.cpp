@@ -170,7 +170,7 @@ struct Batch::Impl {
     check_open();
     record_later();
     if (timed) t_end = stream.timestamp();
-    stream.barrier();  // outputs visible to transfers and the host
+    stream.host_barrier();  // outputs visible to transfers and the host
     stream.submit_and_wait();
     submitted = true;
     gpu_ns = timed ? stream.elapsed_ns(t_begin, t_end) : 0;

@@ -92,6 +92,14 @@ void Stream::copy_region(const Buffer& src, const Buffer& dst, const vk::BufferC
 void Stream::barrier() {
   using S = vk::PipelineStageFlagBits;
   using A = vk::AccessFlagBits;
+  vk::MemoryBarrier mb{.srcAccessMask = A::eShaderWrite | A::eTransferWrite,
+                       .dstAccessMask = A::eShaderRead | A::eShaderWrite | A::eTransferRead | A::eTransferWrite};
+  cmd().pipelineBarrier(S::eComputeShader | S::eTransfer, S::eComputeShader | S::eTransfer, {}, mb, {}, {});
+}
+
+void Stream::host_barrier() {
+  using S = vk::PipelineStageFlagBits;
+  using A = vk::AccessFlagBits;
   vk::MemoryBarrier mb{
       .srcAccessMask = A::eShaderWrite | A::eTransferWrite,
       .dstAccessMask = A::eShaderRead | A::eShaderWrite | A::eTransferRead | A::eTransferWrite | A::eHostRead};

@@ -42,8 +42,11 @@ class Stream {
   void fill(const Buffer& buffer, std::uint32_t value);
   void copy(const Buffer& src, const Buffer& dst, vk::DeviceSize bytes);
   void copy_region(const Buffer& src, const Buffer& dst, const vk::BufferCopy& region);
-  // Makes every earlier write visible to every later read or write (compute, transfer, host).
+  // Makes every earlier compute and transfer write visible to every later compute and transfer read
+  // or write: what dependent work on the device needs (between two ops, between an op's passes).
   void barrier();
+  // barrier(), and the writes visible to the host as well: before the host reads a mapped buffer.
+  void host_barrier();
   // Writes a timestamp after all earlier work; returns its index.
   std::uint32_t timestamp();
 
