@@ -11,7 +11,19 @@
 namespace fvk::rt {
 namespace {
 constexpr vk::DeviceSize kArenaChunk = 64 * 1024;
+
+// Earlier compute and transfer writes made visible to later compute and transfer work, and with
+// `host` to the host as well (its stage and host reads in the second scope).
+void record_barrier(const vk::raii::CommandBuffer& cmd, bool host) {
+  using S = vk::PipelineStageFlagBits;
+  using A = vk::AccessFlagBits;
+  const vk::PipelineStageFlags device_stages = S::eComputeShader | S::eTransfer;
+  const vk::AccessFlags device_access = A::eShaderRead | A::eShaderWrite | A::eTransferRead | A::eTransferWrite;
+  const vk::MemoryBarrier mb{.srcAccessMask = A::eShaderWrite | A::eTransferWrite,
+                             .dstAccessMask = host ? device_access | A::eHostRead : device_access};
+  cmd.pipelineBarrier(device_stages, host ? device_stages | S::eHost : device_stages, {}, mb, {}, {});
 }
+}  // namespace
 
 Stream::Stream(Device& device, std::uint32_t max_timestamps)
     : device_(device),
@@ -89,22 +101,9 @@ void Stream::copy_region(const Buffer& src, const Buffer& dst, const vk::BufferC
   cmd().copyBuffer(src.handle(), dst.handle(), region);
 }
 
-void Stream::barrier() {
-  using S = vk::PipelineStageFlagBits;
-  using A = vk::AccessFlagBits;
-  vk::MemoryBarrier mb{.srcAccessMask = A::eShaderWrite | A::eTransferWrite,
-                       .dstAccessMask = A::eShaderRead | A::eShaderWrite | A::eTransferRead | A::eTransferWrite};
-  cmd().pipelineBarrier(S::eComputeShader | S::eTransfer, S::eComputeShader | S::eTransfer, {}, mb, {}, {});
-}
+void Stream::barrier() { record_barrier(cmd(), false); }
 
-void Stream::host_barrier() {
-  using S = vk::PipelineStageFlagBits;
-  using A = vk::AccessFlagBits;
-  vk::MemoryBarrier mb{
-      .srcAccessMask = A::eShaderWrite | A::eTransferWrite,
-      .dstAccessMask = A::eShaderRead | A::eShaderWrite | A::eTransferRead | A::eTransferWrite | A::eHostRead};
-  cmd().pipelineBarrier(S::eComputeShader | S::eTransfer, S::eComputeShader | S::eTransfer | S::eHost, {}, mb, {}, {});
-}
+void Stream::host_barrier() { record_barrier(cmd(), true); }
 
 std::uint32_t Stream::timestamp() {
   if (max_timestamps_ == 0) fail(ErrorCode::FeatureMissing, "the device's compute queue has no timestamp support");
