@@ -657,6 +657,73 @@ const uint SLOW_SLOTS = (!TILE_QUEUE || SG_QUEUE) ? 1u : (REGION == 5u ? 2u * RO
 shared uint slow_list[SLOW_SLOTS];
 shared uint slow_count;
 
+// Word recipes (REGION 5, fast builds of 1-byte forward pads: rank-5 rows of 68 bytes). Where a
+// row's destination and source lengths are whole 32-bit words, every destination word lies in one
+// row, and its bytes come from the same places of its row's source in every row. The workgroup
+// builds one recipe per word column of the row (at most 128: the wrapper runs REGION 5 on these rows
+// only under 512 bytes), and its queued chunks' words are each put together from one or two aligned
+// source word loads by the recipe, instead of an element load and a column mapping per byte
+// (word_sources, word_value). A recipe: bits 16 and up, the aligned byte offset in the source row of
+// the word's first data byte; bits 4k to 4k + 3, byte k's selector, 0 to 7 a byte of the two source
+// words from there, 8 the fill. Measured on the H200 against the element loads (rank5, three rounds,
+// docs/data/h200_ab_word_recipes.md): 1-byte pads 0.86-0.88x the time; 2-byte pads (two elements
+// a word) 1.02-1.04x, so they keep the element loads.
+#define RECIPES (ELEM_BYTES == 1 && MODE != 3 && !PORTABLE)
+#if RECIPES
+const uint RECIPE_SLOTS = REGION == 5u ? 128u : 1u;
+shared uint recipe[RECIPE_SLOTS];
+
+uint make_recipe(uint cw, uint inner) {
+  const uint EPW = 4u / uint(ELEM_BYTES);
+  uint sb[4];
+  bool ok[4];
+  uint lo = 0xFFFFFFFFu;
+  [[unroll]] for (uint j = 0u; j < EPW; ++j) {
+    uint s;
+    ok[j] = map_coord(inner, cw * EPW + j, s);
+    sb[j] = s * uint(ELEM_BYTES);
+    if (ok[j]) lo = min(lo, sb[j]);
+  }
+  if (lo == 0xFFFFFFFFu) return 0x8888u;  // all fill
+  // Consecutive columns map to the same or neighbouring source columns (reflect, replicate) or to
+  // consecutive ones (constant), so the word's data bytes lie in lo .. lo + 3, inside base .. base + 6.
+  const uint base = lo & ~3u;
+  uint sels = 0u;
+  [[unroll]] for (uint k = 0u; k < 4u; ++k) {
+    const uint j = k / uint(ELEM_BYTES);
+    const uint sel = ok[j] ? sb[j] + k % uint(ELEM_BYTES) - base : 8u;
+    sels |= sel << (4u * k);
+  }
+  return (base << 16) | sels;
+}
+
+// The destination word of recipe `rcp` in the row whose source starts at byte b (a multiple of 4).
+uint recipe_word(uint b, uint rcp) {
+  const uint fill = fill_chunk().x;
+#if MODE == 0
+  if (b == NO_ROW) return fill;
+#endif
+  const uint sels = rcp & 0xFFFFu;
+  const uint a = (b + (rcp >> 16)) >> 2;
+  bool need0 = false, need1 = false;
+  [[unroll]] for (uint k = 0u; k < 4u; ++k) {
+    const uint sel = (sels >> (4u * k)) & 15u;
+    need0 = need0 || sel < 4u;
+    need1 = need1 || (sel >= 4u && sel < 8u);
+  }
+  const uint w0 = need0 ? src[a] : 0u;
+  const uint w1 = need1 ? src[a + 1u] : 0u;
+  uint word = 0u;
+  [[unroll]] for (uint k = 0u; k < 4u; ++k) {
+    const uint sel = (sels >> (4u * k)) & 15u;
+    const uint from = sel < 4u ? w0 >> (8u * sel) : sel < 8u ? w1 >> (8u * (sel - 4u)) : fill >> (8u * k);
+    word |= (from & 0xFFu) << (8u * k);
+  }
+  return word;
+}
+
+#endif
+
 void tile_pass(uint g, uint total, uint inner, uint row_dst, uint row_src) {
   const uint lid = gl_LocalInvocationID.x;
   const uint first = (g - lid) * TILE_PER;  // the workgroup's first chunk
@@ -664,6 +731,12 @@ void tile_pass(uint g, uint total, uint inner, uint row_dst, uint row_src) {
   uint r0, rows;
   row_table(first, ROW_CHUNKS * TILE_PER, inner, row_src, r0, rows);
   if (TILE_QUEUE && !SG_QUEUE && lid == 0u) slow_count = 0u;
+#if RECIPES
+  const uint row_words = row_dst * uint(ELEM_BYTES) / 4u;
+  const bool by_recipe = REGION == 5u && (row_dst * uint(ELEM_BYTES)) % 4u == 0u &&
+                         (row_src * uint(ELEM_BYTES)) % 4u == 0u && row_words <= RECIPE_SLOTS;
+  if (by_recipe && lid < row_words) recipe[lid] = make_recipe(lid, inner);
+#endif
   barrier();
   uvec4 v[TILE_PER];
   bool plain[TILE_PER];
@@ -692,6 +765,22 @@ void tile_pass(uint g, uint total, uint inner, uint row_dst, uint row_src) {
   if (!SG_QUEUE) {  // the workgroup's queue
     barrier();
     const uint n = slow_count * 4u;
+#if RECIPES
+    if (by_recipe) {  // one word per invocation and round
+      for (uint i = lid; i < n; i += ROW_CHUNKS) {
+        const uint q = slow_list[i >> 2];
+        const uint e = q * uint(CHUNK_ELEMS) + (i & 3u) * (4u / uint(ELEM_BYTES));
+        uint word = 0u;
+        if (e < pc.n_dst) {
+          uint k, c;
+          table_row(e, r0, inner, row_dst, k, c);
+          word = recipe_word(row_start[k], recipe[c / (4u / uint(ELEM_BYTES))]);
+        }
+        dst_w[q * 4u + (i & 3u)] = word;
+      }
+      return;
+    }
+#endif
     for (uint i = lid; i < n; i += 2u * ROW_CHUNKS) {
       const uint i1 = i + ROW_CHUNKS;
       const uint q0 = slow_list[i >> 2];

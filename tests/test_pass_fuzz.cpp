@@ -196,6 +196,26 @@ TEST(PadTilePass, CornerGeometries) {
   }
 }
 
+// The tile pass on rows whose source and destination are whole 32-bit words (rank-5 bench rows: 64
+// elements padded by 2 and 2): words of pads at both ends, rows in outer pads, pads of 1 to 4
+// elements on either side, rows of up to 128 words, and a row of exactly one chunk.
+TEST(PadTilePass, WordRows) {
+  for (const auto& target : split_targets()) {
+    if (target.op != selftest::Op::Pad || !width_representative(target.dtype)) continue;
+    const std::int64_t width = static_cast<std::int64_t>(byte_width(target.dtype));
+    const std::int64_t w = 4 / std::min<std::int64_t>(width, 4);  // elements per word (1 for 8 bytes)
+    run_geometries(target,
+                   {
+                       {{2, 3, 5, 6, 16 * w}, {0, 1, 2, 2, 2}, {0, 1, 2, 2, 2}},
+                       {{5, 7, 10 * w}, {1, 2, w}, {2, 1, 3 * w}},
+                       {{4, 9, 6 * w}, {2, 0, 3}, {1, 2, 1}},
+                       {{3, 120 * w}, {1, 1}, {0, 4 * w}},
+                       {{40, 2 * w}, {1, w}, {0, w}},
+                   },
+                   29);
+  }
+}
+
 // The tile pass on rows of whole chunks from 512 to 8191 bytes (two chunks per invocation, every chunk
 // plain): crops (the constant backward, with innermost pads of grad_out, so unaligned source rows)
 // and forward pads of outer axes only; rows of exactly 512 bytes, a few KiB, and just under 8192,
