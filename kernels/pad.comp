@@ -56,16 +56,43 @@ layout(push_constant) uniform Params {
   uint n_edge;    // invocations of the edge pass, (rows + 1) * slots; 0 when there is none
   uint slots;     // edge invocations per row boundary
 } pc;
+// The pass: specialization constant 0 (the passes are described above main()).
+layout(constant_id = 0) const uint REGION = 0u;
+// The rank: specialization constant 1, which the wrapper sets on every dispatch (one pipeline per
+// rank), so the loops over the axes unroll to the axes there are and shape_buf's offsets are
+// constants; the push constant where a pipeline is built without it, and where the constant one
+// costs more than it saves. On the H200 (docs/data/h200_ab_rank_constant.md: `fvk stats` at ranks 2
+// to 4, bench rows at ranks 3 and 4) it took the small set's rows 0.91-0.97x the time and rank-5
+// constant and replicate 1- and 2-byte rows 0.94-0.97x, but it took some passes past 32 registers
+// (fewer workgroups of 256 resident), and those rows 1.03-1.07x: REGION 6 of reflect and replicate
+// (33 at rank 3), and at rank 4 reflect's row and tile passes (35-38) and 1-byte replicate's row
+// pass (38). So those, and ranks over 4 (not measured), read the rank at run time.
+layout(constant_id = 1) const uint RANK_SC = 0u;
+// (Bitwise on uints: glslang folds these into specialization-constant operations, where `&&` on
+// specialization constants came out as branches the optimizer rejected.)
+const uint RANK_ANY = uint(RANK_SC != 0u) & uint(RANK_SC <= 4u);
+#if MODE == 1
+const uint RANK_USE = RANK_ANY & uint(REGION != 6u) &
+                      (uint(RANK_SC != 4u) | (uint(REGION != 1u) & uint(REGION != 4u) & uint(REGION != 5u)));
+#elif MODE == 2 && ELEM_BYTES == 1
+const uint RANK_USE = RANK_ANY & uint(REGION != 6u) & (uint(RANK_SC != 4u) | uint(REGION != 1u));
+#elif MODE == 2
+const uint RANK_USE = RANK_ANY & uint(REGION != 6u);
+#else
+const uint RANK_USE = RANK_ANY;
+#endif
+const bool RANK_KNOWN = RANK_USE != 0u;
+#define RANK (RANK_KNOWN ? RANK_SC : pc.rank)
 
 uint in_dim(uint a) { return shape_buf[a]; }
-uint out_dim(uint a) { return shape_buf[pc.rank + a]; }
-uint left_pad(uint a) { return shape_buf[2u * pc.rank + a]; }
+uint out_dim(uint a) { return shape_buf[RANK + a]; }
+uint left_pad(uint a) { return shape_buf[2u * RANK + a]; }
 
 // n / dst_dim(a) by multiply-high and shifts (Granlund-Montgomery, exact for every 32-bit n); the
 // wrapper stores each destination dim's multiplier and two shifts after left_pad.
 uint div_dst(uint n, uint a) {
-  const uint m = shape_buf[3u * pc.rank + a];
-  const uint sh = shape_buf[4u * pc.rank + a];
+  const uint m = shape_buf[3u * RANK + a];
+  const uint sh = shape_buf[4u * RANK + a];
   uint hi, lo;
   umulExtended(n, m, hi, lo);
   return (hi + ((n - hi) >> (sh & 0xFFu))) >> (sh >> 8);
@@ -271,7 +298,7 @@ void write_chunk(uint chunk, uint inner, uint row_dst, uint row_src, uint c, uin
 // (every store of a warp is one contiguous run). Shorter rows: one chunk per invocation, where more
 // parallelism pays more than saved index math (measured on the H200). The wrapper sizes the passes
 // by the same rules.
-layout(constant_id = 0) const uint REGION = 0u;
+// (REGION, specialization constant 0, is declared above with the rank.)
 #define LONG_ROW_BYTES 8192u  // the wrapper's kOnePassFourRowBytes (src/ops/gather_plan.cpp)
 
 // Pads of the innermost axis in destination elements (a crop has none).
@@ -822,7 +849,7 @@ void main() {
   const uint g = gl_GlobalInvocationID.x + gl_GlobalInvocationID.y * gl_NumWorkGroups.x * gl_WorkGroupSize.x;
   const uint E = uint(CHUNK_ELEMS);
   const uint total = pc.n_dst / E + uint(pc.n_dst % E != 0u);  // chunks of the destination
-  const uint inner = pc.rank - 1u;
+  const uint inner = RANK - 1u;
   const uint row_dst = dst_dim(inner);
   const uint row_src = src_dim(inner);
   const uint pl = inner_left(inner);

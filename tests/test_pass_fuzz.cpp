@@ -239,5 +239,35 @@ TEST(PadTilePass, WholeChunkRows) {
 INSTANTIATE_TEST_SUITE_P(PadFamily, SplitPasses, ::testing::ValuesIn(split_targets()), target_name);
 INSTANTIATE_TEST_SUITE_P(PadFamily, DefaultPasses, ::testing::ValuesIn(split_targets(false)), target_name);
 
+// The ops give pad.comp's kernels (forward pads, crops) their rank as specialization constant 1; a
+// pipeline built without it reads the rank from the push constants (a context with runtime_rank
+// builds them so). That path on the same random geometries, with the split passes: each mode and
+// width once.
+class RuntimeRank : public ::testing::TestWithParam<selftest::Target> {};
+
+TEST_P(RuntimeRank, RandomGeometriesMatchTheReference) {
+  ContextOptions o = split_options();
+  o.runtime_rank = true;
+  run_random_cases(context_for(GetParam(), o), GetParam());
+}
+
+std::vector<selftest::Target> runtime_rank_targets() {
+  const std::pair<const char*, DType> picks[] = {
+      {"pad_reflect_b1", DType::U8},
+      {"pad_const_b2", DType::F16},
+      {"pad_replicate_b4", DType::F32},
+      {"pad_backward_const_b8", DType::I64},
+  };
+  std::vector<selftest::Target> out;
+  for (const auto& t : split_targets(false))
+    for (const auto& [kernel, dtype] : picks)
+      if (t.kernel == kernel && t.dtype == dtype) out.push_back(t);
+  return out;
+}
+
+INSTANTIATE_TEST_SUITE_P(PadFamily, RuntimeRank, ::testing::ValuesIn(runtime_rank_targets()), target_name);
+
+TEST(RuntimeRankTargets, AllFound) { EXPECT_EQ(runtime_rank_targets().size(), 4u); }
+
 }  // namespace
 }  // namespace fvk::testing

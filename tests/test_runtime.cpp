@@ -79,6 +79,26 @@ TEST(Dispatch, TwoDimensionalGridsCoverEveryChunk) {
   }
 }
 
+// The rank as specialization constant 1: one pipeline per (kernel, pass, rank), each keyed apart;
+// a context opened with runtime_rank builds them without it (the rank then comes from the push
+// constants; RuntimeRank in test_pass_fuzz.cpp checks those pipelines' bytes).
+TEST(Pipelines, RankIsASpecializationConstantUnlessRuntimeRank) {
+  auto& device = shared_context().runtime();
+  const auto& r4 = device.kernel("pad_const_b1", 5, 4);
+  const auto& r3 = device.kernel("pad_const_b1", 5, 3);
+  EXPECT_EQ(r4.rank, 4u);
+  EXPECT_EQ(r3.rank, 3u);
+  EXPECT_NE(&r4, &r3);
+  EXPECT_EQ(&device.kernel("pad_const_b1", 5, 4), &r4);
+  ContextOptions o;
+  o.runtime_rank = true;
+  Context ctx(o);
+  const auto& r0 = ctx.runtime().kernel("pad_const_b1", 5, 4);
+  EXPECT_EQ(r0.rank, 0u);
+  EXPECT_EQ(&ctx.runtime().kernel("pad_const_b1", 5, 3), &r0);
+  EXPECT_TRUE(ctx.validation_messages().empty());
+}
+
 // Pipeline statistics (`fvk stats`): refused on a device opened without the option, refused with
 // FeatureMissing where the driver lacks the extension (lavapipe of Debian 12), and where it has it
 // (the H200's driver), reported for a kernel and for one of its pass variants.

@@ -45,6 +45,10 @@ struct ContextOptions {
   // barrier between two commands that touch the same memory is reported, whatever order the
   // device happens to run them in. For tests. Also on with env FVK_VALIDATE_SYNC=1.
   bool validate_synchronization = false;
+  // Builds pad.comp's pipelines (forward pads and the constant backward) without the rank as a
+  // specialization constant, so that they read it from their push constants as a pipeline built
+  // without it does. For tests: both paths must give the same bytes.
+  bool runtime_rank = false;
 };
 
 class Context {

@@ -59,10 +59,10 @@ void record_gather(rt::Stream& stream, const std::string& kernel_name, const Pad
   // The two passes write disjoint chunks, so no barrier between them; the edge pass goes first, so
   // its few, slower invocations run alongside the inner pass instead of after it.
   if (plan.edge > 0)
-    stream.dispatch(device.kernel(kernel_name, static_cast<std::uint32_t>(GatherPass::Edge)), bindings, bytes_of(push),
-                    plan.edge);
-  stream.dispatch(device.kernel(kernel_name, static_cast<std::uint32_t>(plan.pass)), bindings, bytes_of(push),
-                  plan.invocations);
+    stream.dispatch(device.kernel(kernel_name, static_cast<std::uint32_t>(GatherPass::Edge), push.rank), bindings,
+                    bytes_of(push), plan.edge);
+  stream.dispatch(device.kernel(kernel_name, static_cast<std::uint32_t>(plan.pass), push.rank), bindings,
+                  bytes_of(push), plan.invocations);
 }
 
 }  // namespace

@@ -178,7 +178,9 @@ std::vector<DeviceInfo> Device::enumerate() {
 }
 
 Device::Device(const DeviceOptions& options)
-    : always_split_passes_(options.always_split_passes), capture_statistics_(options.capture_pipeline_statistics) {
+    : always_split_passes_(options.always_split_passes),
+      runtime_rank_(options.runtime_rank),
+      capture_statistics_(options.capture_pipeline_statistics) {
   validation_ = options.validation.value_or(env_flag("FVK_VALIDATION"));
   try {
     instance_ = make_instance(context_, validation_, options.validate_synchronization || env_flag("FVK_VALIDATE_SYNC"));
@@ -289,9 +291,10 @@ Device::Device(const DeviceOptions& options)
 
 Device::~Device() = default;
 
-const Kernel& Device::kernel(const std::string& name, std::uint32_t variant) {
+const Kernel& Device::kernel(const std::string& name, std::uint32_t variant, std::uint32_t rank) {
   std::lock_guard lock(kernels_mutex_);
-  const std::string key = variant == 0 ? name : fmt::format("{}#{}", name, variant);
+  if (runtime_rank_) rank = 0;
+  const std::string key = fmt::format("{}#{}#{}", name, variant, rank);
   if (auto it = kernels_.find(key); it != kernels_.end()) return *it->second;
   const auto& table = embedded::table();
   const auto entry = std::find_if(table.begin(), table.end(), [&](const auto& k) { return k.name == name; });
@@ -317,19 +320,25 @@ const Kernel& Device::kernel(const std::string& name, std::uint32_t variant) {
                                             .pSetLayouts = &raw_set_layout,
                                             .pushConstantRangeCount = iface.push_constant_bytes ? 1u : 0u,
                                             .pPushConstantRanges = &range});
-  const vk::SpecializationMapEntry entry0{.constantID = 0, .offset = 0, .size = sizeof(variant)};
-  const vk::SpecializationInfo specialization{
-      .mapEntryCount = 1, .pMapEntries = &entry0, .dataSize = sizeof(variant), .pData = &variant};
+  // Constant 0 from data[0] (the variant), constant 1 from data[1] (the rank); only the nonzero ones.
+  const std::uint32_t data[] = {variant, rank};
+  std::vector<vk::SpecializationMapEntry> entries;
+  if (variant != 0) entries.push_back({.constantID = 0, .offset = 0, .size = sizeof(std::uint32_t)});
+  if (rank != 0) entries.push_back({.constantID = 1, .offset = sizeof(std::uint32_t), .size = sizeof(std::uint32_t)});
+  const vk::SpecializationInfo specialization{.mapEntryCount = static_cast<std::uint32_t>(entries.size()),
+                                              .pMapEntries = entries.data(),
+                                              .dataSize = sizeof(data),
+                                              .pData = data};
   vk::ComputePipelineCreateInfo pipeline_info{
       .flags = capture_statistics_ ? vk::PipelineCreateFlagBits::eCaptureStatisticsKHR : vk::PipelineCreateFlags{},
       .stage = {.stage = vk::ShaderStageFlagBits::eCompute,
                 .module = *module,
                 .pName = "main",
-                .pSpecializationInfo = variant == 0 ? nullptr : &specialization},
+                .pSpecializationInfo = entries.empty() ? nullptr : &specialization},
       .layout = *layout};
   vk::raii::Pipeline pipeline(device_, nullptr, pipeline_info);
-  auto k = std::make_unique<Kernel>(
-      Kernel{name, variant, iface, std::move(module), std::move(set_layout), std::move(layout), std::move(pipeline)});
+  auto k = std::make_unique<Kernel>(Kernel{name, variant, rank, iface, std::move(module), std::move(set_layout),
+                                           std::move(layout), std::move(pipeline)});
   return *kernels_.emplace(key, std::move(k)).first->second;
 }
 

@@ -23,6 +23,7 @@ namespace fvk::rt {
 struct Kernel {
   std::string name;
   std::uint32_t variant = 0;  // specialization constant 0 (0: the shader's default)
+  std::uint32_t rank = 0;     // specialization constant 1 (0: the shader reads the rank at run time)
   SpirvInterface interface;
   vk::raii::ShaderModule module;
   vk::raii::DescriptorSetLayout set_layout;
@@ -44,6 +45,7 @@ struct DeviceOptions {
   bool always_split_passes = false;            // see ContextOptions
   bool capture_pipeline_statistics = false;    // see ContextOptions
   bool validate_synchronization = false;       // see ContextOptions
+  bool runtime_rank = false;                   // see ContextOptions
 };
 
 class Device {
@@ -65,7 +67,12 @@ class Device {
   // The pipeline for an EMBEDDED kernel, created on first use and cached. A nonzero `variant` is
   // given to the shader as specialization constant 0 (constant_id = 0), one pipeline per value: a
   // kernel can split its work into passes the driver compiles separately, each lean in registers.
-  const Kernel& kernel(const std::string& name, std::uint32_t variant = 0);
+  // A nonzero `rank` is given as specialization constant 1 (constant_id = 1), the tensor rank
+  // pad.comp's kernels otherwise read from their push constants: their loops over the axes then unroll
+  // to the axes there are, and shape_buf's offsets become constants. A shader without that constant
+  // ignores it (Vulkan leaves map entries of undeclared constants without effect). A device opened
+  // with runtime_rank ignores `rank`.
+  const Kernel& kernel(const std::string& name, std::uint32_t variant = 0, std::uint32_t rank = 0);
 
   // Messages the validation layer reported (warnings and errors) since the device was created.
   std::vector<std::string> validation_messages() const;
@@ -91,6 +98,7 @@ class Device {
  private:
   bool validation_ = false;
   bool always_split_passes_ = false;
+  bool runtime_rank_ = false;        // kernel() leaves specialization constant 1 unset
   bool capture_statistics_ = false;  // pipelines created with eCaptureStatisticsKHR
   std::unique_ptr<ValidationSink> sink_ = std::make_unique<ValidationSink>();  // outlives the messenger
   vk::raii::Context context_;

@@ -17,16 +17,23 @@ Registrar reg([](CLI::App& app, GlobalOptions& global) {
   auto* sub = app.add_subcommand("stats", "Print the driver's statistics of each kernel's compiled pipeline");
   auto filter = std::make_shared<std::string>();
   auto variants = std::make_shared<std::string>("0");
+  auto ranks = std::make_shared<std::string>("0");
   auto describe = std::make_shared<bool>(false);
   sub->add_option("--kernel", *filter, "only kernels whose name contains one of these comma-separated words");
   sub->add_option("--variant", *variants,
                   "specialization constant 0 values to compile, comma-separated (the passes; 0: the default)");
+  sub->add_option("--rank", *ranks,
+                  "specialization constant 1 values, comma-separated (the rank pad.comp's kernels are built for, "
+                  "as the wrapper does; 0: read at run time)");
   sub->add_flag("--describe", *describe, "also print the driver's description of each statistic");
-  set_action(sub, [&global, filter, variants, describe]() {
+  set_action(sub, [&global, filter, variants, ranks, describe]() {
     const auto values = parse_int_list(*variants, "--variant");
     for (const auto v : values)
       if (v < 0 || v > 0xFFFF)
         fail(ErrorCode::InvalidArgument, fmt::format("--variant {}: a pass number from 0 to 65535", v));
+    const auto rank_values = parse_int_list(*ranks, "--rank");
+    for (const auto r : rank_values)
+      if (r < 0 || r > 8) fail(ErrorCode::InvalidArgument, fmt::format("--rank {}: a rank from 1 to 8, or 0", r));
     std::vector<std::string> names;
     for (const auto& k : embedded::table())
       if (judge::matches_filter(std::string(k.name), *filter)) names.emplace_back(k.name);
@@ -39,11 +46,13 @@ Registrar reg([](CLI::App& app, GlobalOptions& global) {
     fmt::print("pipeline statistics on {} ({})\n", ctx.device_info().name, ctx.device_info().driver);
     for (const auto& name : names) {
       for (const auto v : values) {
-        const auto& kernel = device.kernel(name, static_cast<std::uint32_t>(v));
-        fmt::print("\n{} (variant {})\n", name, v);
-        for (const auto& s : device.pipeline_statistics(kernel)) {
-          fmt::print("  {:<24} {:<40} {:>12}\n", s.executable, s.name, s.value);
-          if (*describe) fmt::print("  {:<24} {}\n", "", s.description);
+        for (const auto r : rank_values) {
+          const auto& kernel = device.kernel(name, static_cast<std::uint32_t>(v), static_cast<std::uint32_t>(r));
+          fmt::print("\n{} (variant {}, rank {})\n", name, v, r);
+          for (const auto& s : device.pipeline_statistics(kernel)) {
+            fmt::print("  {:<24} {:<40} {:>12}\n", s.executable, s.name, s.value);
+            if (*describe) fmt::print("  {:<24} {}\n", "", s.description);
+          }
         }
       }
     }
