@@ -62,8 +62,8 @@ layout(constant_id = 0) const uint REGION = 0u;
 // rank), so the loops over the axes unroll to the axes there are and shape_buf's offsets are
 // constants; the push constant where a pipeline is built without it, and where the constant one
 // costs more than it saves. On the H200 (docs/data/h200_ab_rank_constant.md: `fvk stats` at ranks 2
-// to 4, bench rows at ranks 3 and 4) it took the small set's rows 0.91-0.97x the time and rank-5
-// constant and replicate 1- and 2-byte rows 0.94-0.97x, but it took some passes past 32 registers
+// to 4, bench rows at ranks 3 and 4) it took the small set's rows 0.93-0.97x the time and rank-5
+// constant and replicate 1- and 2-byte rows 0.94-0.98x, but it took some passes past 32 registers
 // (fewer workgroups of 256 resident), and those rows 1.03-1.07x: REGION 6 of reflect and replicate
 // (33 at rank 3), and at rank 4 reflect's row and tile passes (35-38) and 1-byte replicate's row
 // pass (38). So those, and ranks over 4 (not measured), read the rank at run time.
