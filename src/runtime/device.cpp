@@ -294,8 +294,9 @@ Device::~Device() = default;
 const Kernel& Device::kernel(const std::string& name, std::uint32_t variant, std::uint32_t rank) {
   std::lock_guard lock(kernels_mutex_);
   if (runtime_rank_) rank = 0;
-  const std::string key = fmt::format("{}#{}#{}", name, variant, rank);
-  if (auto it = kernels_.find(key); it != kernels_.end()) return *it->second;
+  if (auto it = kernels_.find(std::tuple<std::string_view, std::uint32_t, std::uint32_t>{name, variant, rank});
+      it != kernels_.end())
+    return *it->second;
   const auto& table = embedded::table();
   const auto entry = std::find_if(table.begin(), table.end(), [&](const auto& k) { return k.name == name; });
   if (entry == table.end()) fail(ErrorCode::Internal, fmt::format("kernel '{}' is not in the EMBEDDED table", name));
@@ -339,7 +340,7 @@ const Kernel& Device::kernel(const std::string& name, std::uint32_t variant, std
   vk::raii::Pipeline pipeline(device_, nullptr, pipeline_info);
   auto k = std::make_unique<Kernel>(Kernel{name, variant, rank, iface, std::move(module), std::move(set_layout),
                                            std::move(layout), std::move(pipeline)});
-  return *kernels_.emplace(key, std::move(k)).first->second;
+  return *kernels_.emplace(std::tuple{name, variant, rank}, std::move(k)).first->second;
 }
 
 std::vector<std::string> Device::validation_messages() const {

@@ -9,6 +9,8 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <string_view>
+#include <tuple>
 #include <vector>
 #include <vulkan/vulkan_raii.hpp>
 
@@ -111,7 +113,8 @@ class Device {
   vk::raii::Queue queue_{nullptr};
   vk::raii::CommandPool command_pool_{nullptr};
   std::unique_ptr<BufferPool> temp_pool_;  // its buffers go before the device
-  std::map<std::string, std::unique_ptr<Kernel>> kernels_;
+  // Keyed by (name, variant, rank); looked up with a string_view, so a dispatch builds no string.
+  std::map<std::tuple<std::string, std::uint32_t, std::uint32_t>, std::unique_ptr<Kernel>, std::less<>> kernels_;
   std::mutex kernels_mutex_;
   std::atomic<std::uint64_t> dispatch_count_{0};
   std::atomic<std::uint64_t> submit_count_{0};
