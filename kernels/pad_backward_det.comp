@@ -57,6 +57,25 @@ layout(push_constant) uniform Params {
   uint slots;          // edge pass: invocations per grad_in row; row pass: chunks per grad_in row
   uint per_block;      // passes 10 and 11: copy workgroups per edge workgroup (K)
 } pc;
+// The rank: specialization constant 1, which the wrapper sets on every dispatch (one pipeline per
+// pass and rank), so the loops over the axes unroll to the axes there are and shape_buf's offsets
+// are constants. The push constant where a pipeline is built without it, on ranks over 4 (not
+// measured), and on these passes:
+// - pass 8, and passes 7 and 10 at rank 4: the constant took them past 32 registers on the H200
+//   (fewer workgroups of 256 resident; rank5 replicate f32 took 1.28x the time);
+// - pass 3 (the multi-row pass): with the constant, the H200's driver made code that left some of
+//   its chunks unwritten (Dtypes/Backward.DeterministicTilePassGeometries/f32, replicate rows of
+//   whole chunks). The same SPIR-V is right on lavapipe, and the pass is right on the H200 when any
+//   one of its three groups of functions (shape_buf's accessors; multi_row; outer_axes,
+//   term_offset, write_chunk and multi_row_chunk) reads the push-constant rank instead:
+//   docs/data/h200_rank_constant_det.md.
+// (Bitwise on uints: glslang folds these into specialization-constant operations, where `&&` on
+// specialization constants came out as branches the optimizer rejected.)
+layout(constant_id = 1) const uint RANK_SC = 0u;
+const uint RANK_USE = uint(RANK_SC != 0u) & uint(RANK_SC <= 4u) & uint(REGION != 3u) & uint(REGION != 8u) &
+                      (uint(RANK_SC != 4u) | (uint(REGION != 7u) & uint(REGION != 10u)));
+const bool RANK_KNOWN = RANK_USE != 0u;
+#define RANK (RANK_KNOWN ? RANK_SC : pc.rank)
 
 // Passes, by specialization constant REGION (the wrapper runs this SPIR-V as one pipeline per pass):
 //  0: one pass, every chunk;
@@ -79,13 +98,13 @@ layout(push_constant) uniform Params {
 // barrier between them; nor between passes 7 and 3, or 10 (11) and 3.
 
 uint in_dim(uint a) { return shape_buf[a]; }
-uint out_dim(uint a) { return shape_buf[pc.rank + a]; }
-uint left_pad(uint a) { return shape_buf[2u * pc.rank + a]; }
+uint out_dim(uint a) { return shape_buf[RANK + a]; }
+uint left_pad(uint a) { return shape_buf[2u * RANK + a]; }
 
 // n / in_dim(a) by multiply-high and shifts (Granlund-Montgomery, exact for every 32-bit n).
 uint div_in(uint n, uint a) {
-  const uint m = shape_buf[3u * pc.rank + a];
-  const uint sh = shape_buf[4u * pc.rank + a];
+  const uint m = shape_buf[3u * RANK + a];
+  const uint sh = shape_buf[4u * RANK + a];
   uint hi, lo;
   umulExtended(n, m, hi, lo);
   return (hi + ((n - hi) >> (sh & 0xFFu))) >> (sh >> 8);
@@ -243,11 +262,11 @@ BITS gather(uint e) {
   uint st = 1u;
   uint outer_off = 0u;  // offset of the first contributor on every axis but the innermost
   uint outer_terms = 1u;
-  const uint inner = pc.rank - 1u;
+  const uint inner = RANK - 1u;
   [[unroll]] for (int a = 7; a >= 0; --a) {
     ax[a].p0 = 0u; ax[a].p1 = 0u; ax[a].p2 = 0u; ax[a].count = 1u;
     stride[a] = 0u;
-    if (uint(a) < pc.rank) {
+    if (uint(a) < RANK) {
       const uint q = div_in(rem, uint(a));
       ax[a] = contributors(uint(a), rem - q * in_dim(uint(a)));
       rem = q;
@@ -274,7 +293,7 @@ BITS gather(uint e) {
     uint r = t;
     uint off = 0u;
     [[unroll]] for (int a = 7; a >= 0; --a) {
-      if (uint(a) < pc.rank) {
+      if (uint(a) < RANK) {
         uint k = 0u;
         if (ax[a].count > 1u) k = next_digit(r, ax[a].count);
         off += pos(ax[a], k) * stride[a];
@@ -287,7 +306,7 @@ BITS gather(uint e) {
 
 // Whether every element of the chunk at innermost coordinate ci0 has one innermost contributor.
 bool inner_single(uint ci0) {
-  const uint a = pc.rank - 1u;
+  const uint a = RANK - 1u;
   const uint n = in_dim(a);
   const uint left = left_pad(a);
   const uint right = out_dim(a) - n - left;
@@ -341,7 +360,7 @@ BITS chunk_bits(uvec4 x, uint k) {
 // (ci + left) comes from one 16-byte load; an element with one contributor is its bits, the others
 // sum their few (reflect) or many (replicate edge) contributors along the row.
 void single_row_chunk(uint q, uint row_off, uint ci0) {
-  const uint inner = pc.rank - 1u;
+  const uint inner = RANK - 1u;
   const uint n = in_dim(inner);
   const uint left = left_pad(inner);
   const uint right = out_dim(inner) - n - left;
@@ -407,7 +426,7 @@ void put_bits(inout uvec4 x, uint k, BITS b) {
 }
 
 void window_chunk(uint q, uint row_off, uint ci0) {
-  const uint inner = pc.rank - 1u;
+  const uint inner = RANK - 1u;
   const uint n = in_dim(inner);
   const uint left = left_pad(inner);
   const uint right = out_dim(inner) - n - left;
@@ -436,7 +455,7 @@ uint term_offset(uint t, Contributors oax[7], uint ostride[7]) {
   uint r = t;
   uint off = 0u;
   [[unroll]] for (int a = 6; a >= 0; --a) {
-    if (uint(a) < pc.rank - 1u) {
+    if (uint(a) < RANK - 1u) {
       uint k = 0u;
       if (oax[a].count > 1u) k = next_digit(r, oax[a].count);
       off += pos(oax[a], k) * ostride[a];
@@ -449,7 +468,7 @@ uint term_offset(uint t, Contributors oax[7], uint ostride[7]) {
 // the number of combinations `terms`, and (first_off) the grad_out offset of the row the first
 // combination reads.
 void outer_axes(uint row, out Contributors oax[7], out uint ostride[7], out uint terms, out uint first_off) {
-  const uint inner = pc.rank - 1u;
+  const uint inner = RANK - 1u;
   terms = 1u;
   first_off = 0u;
   uint st = out_dim(inner);
@@ -471,7 +490,7 @@ void outer_axes(uint row, out Contributors oax[7], out uint ostride[7], out uint
 // Chunk q of grad_in, its elements ci0 .. ci0 + CHUNK - 1 of one row whose outer axes have
 // `outer_terms` > 1 combinations (lists `oax`, strides `ostride`).
 void multi_row_chunk(uint q, uint ci0, Contributors oax[7], uint ostride[7], uint outer_terms) {
-  const uint inner = pc.rank - 1u;
+  const uint inner = RANK - 1u;
   precise ACC acc[CHUNK];
   [[unroll]] for (uint k = 0u; k < CHUNK; ++k) acc[k] = NEG_ZERO;
   // Outer combinations in odometer order; for each, every element adds its innermost
@@ -518,7 +537,7 @@ void multi_row_chunk(uint q, uint ci0, Contributors oax[7], uint ostride[7], uin
 // grad_out bytes (one or two 16-byte loads and a funnel shift), which the passes that leave copies
 // to the copy pass skip (`skip_copies`).
 void write_chunk(uint q, bool skip_copies) {
-  const uint inner = pc.rank - 1u;
+  const uint inner = RANK - 1u;
   const uint e0 = q * CHUNK;
   const uint n_inner = in_dim(inner);
   const uint row = div_in(e0, inner);
@@ -574,7 +593,7 @@ shared uint row_count[ROW_TABLE];  // outer_axes' terms
 
 void row_pass(uint g) {
   const uint lid = gl_LocalInvocationID.x;
-  const uint inner = pc.rank - 1u;
+  const uint inner = RANK - 1u;
   const uint R = pc.slots;
   const uint G = ROW_LANES / R;
   const uint rows = pc.n_in / in_dim(inner);
@@ -640,7 +659,7 @@ shared uint tile_count[2];  // queued at the front, at the back
 
 void tile_pass(uint g) {
   const uint lid = gl_LocalInvocationID.x;
-  const uint inner = pc.rank - 1u;
+  const uint inner = RANK - 1u;
   const uint n = in_dim(inner);
   const uint total = (pc.n_in + CHUNK - 1u) / CHUNK;
   const uint first = (g - lid) * TILE_PER;  // the workgroup's first chunk
@@ -731,7 +750,7 @@ void tile_pass(uint g) {
 // replicate 0) or by the right pad (reflect n-1-right..n-1, replicate n-1). Elements 0 and n-1 are
 // in, so a chunk that runs into the next row is too.
 bool edge_chunk(uint r, uint s, out uint k) {
-  const uint a = pc.rank - 1u;
+  const uint a = RANK - 1u;
   const uint n = in_dim(a);
   const uint base = r * n;
   const uint k0 = (base + CHUNK - 1u) / CHUNK;         // first chunk that starts in the row
@@ -756,7 +775,7 @@ bool edge_chunk(uint r, uint s, out uint k) {
 // one contiguous run, all loads before the first store, the outer axes looked up once per row;
 // only the copy chunks (is_copy), which the edge and multi-row passes skip.
 void copy_four(uint g) {
-  const uint inner = pc.rank - 1u;
+  const uint inner = RANK - 1u;
   const uint n = in_dim(inner);
   const uint left = left_pad(inner);
   const uint total = (pc.n_in + CHUNK - 1u) / CHUNK;
@@ -843,7 +862,7 @@ uint single_coord(MultiCoords m, uint k) {
 // several contributors (axes before a single, a's coordinate among its multi ones, the axes after
 // it anything), ascending within each group. j is below their number (the wrapper counts them).
 uint multi_row(uint j) {
-  const uint inner = pc.rank - 1u;
+  const uint inner = RANK - 1u;
   uint singles_before = 1u;  // rows' combinations of single coordinates on the axes before a
   for (uint a = 0u; a < inner; ++a) {
     const MultiCoords m = multi_coords(a);
@@ -876,7 +895,7 @@ uint multi_row(uint j) {
 
 // Invocation g writes chunk g % S of multi row g / S (S: chunks that can start in a row).
 void multi_row_pass(uint g) {
-  const uint n = in_dim(pc.rank - 1u);
+  const uint n = in_dim(RANK - 1u);
   const uint S = (n + CHUNK - 1u) / CHUNK;
   const uint j = g / S;
   const uint r = multi_row(j);
@@ -913,7 +932,7 @@ ACC workgroup_run(ACC acc, uint p, uint count) {
 // Edge chunk k, by the workgroup: each element as gather() writes it, the long innermost runs of
 // rows with one outer combination loaded by the whole workgroup. In uniform control flow.
 void workgroup_edge_chunk(uint k) {
-  const uint inner = pc.rank - 1u;
+  const uint inner = RANK - 1u;
   const uint n = in_dim(inner);
   BITS v[CHUNK];
   for (uint j = 0u; j < CHUNK; ++j) {
@@ -956,7 +975,7 @@ void interleaved_pass(uint w) {
     if (c * 1024u < total) copy_four(c * ROW_LANES + lid);
     return;
   }
-  const uint inner = pc.rank - 1u;
+  const uint inner = RANK - 1u;
   const uint n = in_dim(inner);
   const uint block = K * 1024u * CHUNK;  // elements of the block's copy chunks
   const uint e_lo = min(b * block, pc.n_in);

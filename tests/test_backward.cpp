@@ -288,6 +288,36 @@ TEST_P(Backward, DeterministicTilePassGeometries) {
   for (const auto& m : portable.validation_messages()) ADD_FAILURE() << "validation layer: " << m;
 }
 
+// The wrapper gives the deterministic kernel's passes their rank as specialization constant 1, and
+// a pass reads it from the push constants where its pipeline is built without it (a context with
+// runtime_rank builds them so), on ranks over 4, and in the passes that keep the push constant
+// (see pad_backward_det.comp). That path on the row pass (rank 4, rows of up to 120 outer
+// combinations), the tile pass beside the multi-row pass (rank 4, rows of whole chunks) and the
+// interleaved passes (rank 3), against the reference, bit for bit. New tensors start as 0xA5
+// bytes.
+TEST_P(Backward, DeterministicRuntimeRank) {
+  ContextOptions o;
+  o.poison_new_tensors = true;
+  o.runtime_rank = true;
+  Context ctx(o);
+  const DType dtype = GetParam();
+  const std::int64_t chunk = 16 / static_cast<std::int64_t>(byte_width(dtype));
+  const std::int64_t elements = (std::int64_t{4} << 20) / static_cast<std::int64_t>(byte_width(dtype));
+  struct Geometry {
+    Shape in;
+    std::vector<std::int64_t> left, right;
+  };
+  const std::vector<Geometry> geometries{
+      {{4, 5, 6, 2 * chunk}, {3, 4, 5, 1}, {3, 4, 5, 2}},
+      {{elements / (16 * 16 * 64) + 1, 16, 16, 64}, {0, 2, 1, 1}, {0, 1, 2, 1}},
+      {{elements / (128 * 128) + 1, 128, 128}, {0, 1, 3}, {0, 1, 5}},
+  };
+  std::mt19937_64 rng(59);
+  for (auto mode : {PadMode::Reflect, PadMode::Replicate})
+    for (const auto& g : geometries) expect_det_matches_reference(ctx, dtype, g.in, {mode, g.left, g.right}, rng);
+  for (const auto& m : ctx.validation_messages()) ADD_FAILURE() << "validation layer: " << m;
+}
+
 TEST_P(Backward, DeterministicMultiRowPass) {
   // grad_in of 4 MiB and more with at most 5% of rows of several outer contributors is split; the
   // third pass numbers those rows directly and writes one chunk per invocation. Its corners: long

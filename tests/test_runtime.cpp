@@ -90,6 +90,9 @@ TEST(Pipelines, RankIsASpecializationConstantUnlessRuntimeRank) {
   EXPECT_EQ(r3.rank, 3u);
   EXPECT_NE(&r4, &r3);
   EXPECT_EQ(&device.kernel("pad_const_b1", 5, 4), &r4);
+  // The deterministic backward's passes too (pass 7, the tile pass beside the multi-row pass).
+  EXPECT_NE(&device.kernel("pad_backward_replicate_det_f32", 7, 3),
+            &device.kernel("pad_backward_replicate_det_f32", 7, 2));
   ContextOptions o;
   o.runtime_rank = true;
   Context ctx(o);
@@ -97,6 +100,17 @@ TEST(Pipelines, RankIsASpecializationConstantUnlessRuntimeRank) {
   EXPECT_EQ(r0.rank, 0u);
   EXPECT_EQ(&ctx.runtime().kernel("pad_const_b1", 5, 3), &r0);
   EXPECT_TRUE(ctx.validation_messages().empty());
+}
+
+// FVK_RUNTIME_RANK=1 opens a context as runtime_rank does (an A/B of the constant in `fvk bench`,
+// a way around a driver that compiles it wrongly).
+TEST(Pipelines, RuntimeRankFromTheEnvironment) {
+  ASSERT_EQ(setenv("FVK_RUNTIME_RANK", "1", 1), 0);
+  Context ctx;
+  ASSERT_EQ(unsetenv("FVK_RUNTIME_RANK"), 0);
+  EXPECT_EQ(ctx.runtime().kernel("pad_backward_reflect_det_f16", 5, 4).rank, 0u);
+  Context plain;
+  EXPECT_EQ(plain.runtime().kernel("pad_backward_reflect_det_f16", 5, 4).rank, 4u);
 }
 
 // Pipeline statistics (`fvk stats`): refused on a device opened without the option, refused with

@@ -45,9 +45,11 @@ struct ContextOptions {
   // barrier between two commands that touch the same memory is reported, whatever order the
   // device happens to run them in. For tests. Also on with env FVK_VALIDATE_SYNC=1.
   bool validate_synchronization = false;
-  // Builds pad.comp's pipelines (forward pads and the constant backward) without the rank as a
-  // specialization constant, so that they read it from their push constants as a pipeline built
-  // without it does. For tests: both paths must give the same bytes.
+  // Builds every pipeline without the rank as a specialization constant (pad.comp's kernels and the
+  // deterministic backward take it), so that their passes read it from their push constants as a
+  // pipeline built without it does. For tests (both paths must give the same bytes), for an A/B of
+  // the constant, and as a way around a driver that compiles the constant rank wrongly. Also on
+  // with env FVK_RUNTIME_RANK=1.
   bool runtime_rank = false;
 };
 

@@ -179,7 +179,7 @@ std::vector<DeviceInfo> Device::enumerate() {
 
 Device::Device(const DeviceOptions& options)
     : always_split_passes_(options.always_split_passes),
-      runtime_rank_(options.runtime_rank),
+      runtime_rank_(options.runtime_rank || env_flag("FVK_RUNTIME_RANK")),
       capture_statistics_(options.capture_pipeline_statistics) {
   validation_ = options.validation.value_or(env_flag("FVK_VALIDATION"));
   try {
