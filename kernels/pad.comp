@@ -58,30 +58,13 @@ layout(push_constant) uniform Params {
 } pc;
 // The pass: specialization constant 0 (the passes are described above main()).
 layout(constant_id = 0) const uint REGION = 0u;
-// The rank: specialization constant 1, which the wrapper sets on every dispatch (one pipeline per
-// rank), so the loops over the axes unroll to the axes there are and shape_buf's offsets are
-// constants; the push constant where a pipeline is built without it, and where the constant one
-// costs more than it saves. On the H200 (docs/data/h200_ab_rank_constant.md: `fvk stats` at ranks 2
-// to 4, bench rows at ranks 3 and 4) it took the small set's rows 0.93-0.97x the time and rank-5
-// constant and replicate 1- and 2-byte rows 0.94-0.98x, but it took some passes past 32 registers
-// (fewer workgroups of 256 resident), and those rows 1.03-1.07x: REGION 6 of reflect and replicate
-// (33 at rank 3), and at rank 4 reflect's row and tile passes (35-38) and 1-byte replicate's row
-// pass (38). So those, and ranks over 4 (not measured), read the rank at run time.
+// The rank: specialization constant 1, which the wrapper sets where a pass is compiled for it (one
+// pipeline per pass and rank), so the loops over the axes unroll to the axes there are and
+// shape_buf's offsets are constants; 0 (the default) where the pass reads the push constant. The
+// wrapper decides, in src/ops/rank_constant.cpp (with the measurements behind it); the kernel
+// trusts it.
 layout(constant_id = 1) const uint RANK_SC = 0u;
-// (Bitwise on uints: glslang folds these into specialization-constant operations, where `&&` on
-// specialization constants came out as branches the optimizer rejected.)
-const uint RANK_ANY = uint(RANK_SC != 0u) & uint(RANK_SC <= 4u);
-#if MODE == 1
-const uint RANK_USE = RANK_ANY & uint(REGION != 6u) &
-                      (uint(RANK_SC != 4u) | (uint(REGION != 1u) & uint(REGION != 4u) & uint(REGION != 5u)));
-#elif MODE == 2 && ELEM_BYTES == 1
-const uint RANK_USE = RANK_ANY & uint(REGION != 6u) & (uint(RANK_SC != 4u) | uint(REGION != 1u));
-#elif MODE == 2
-const uint RANK_USE = RANK_ANY & uint(REGION != 6u);
-#else
-const uint RANK_USE = RANK_ANY;
-#endif
-const bool RANK_KNOWN = RANK_USE != 0u;
+const bool RANK_KNOWN = RANK_SC != 0u;
 #define RANK (RANK_KNOWN ? RANK_SC : pc.rank)
 
 uint in_dim(uint a) { return shape_buf[a]; }

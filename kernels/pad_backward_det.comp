@@ -57,24 +57,13 @@ layout(push_constant) uniform Params {
   uint slots;          // edge pass: invocations per grad_in row; row pass: chunks per grad_in row
   uint per_block;      // passes 10 and 11: copy workgroups per edge workgroup (K)
 } pc;
-// The rank: specialization constant 1, which the wrapper sets on every dispatch (one pipeline per
-// pass and rank), so the loops over the axes unroll to the axes there are and shape_buf's offsets
-// are constants. The push constant where a pipeline is built without it, on ranks over 4 (not
-// measured), and on these passes:
-// - pass 8, and passes 7 and 10 at rank 4: the constant took them past 32 registers on the H200
-//   (fewer workgroups of 256 resident; rank5 replicate f32 took 1.28x the time);
-// - pass 3 (the multi-row pass): with the constant, the H200's driver made code that left some of
-//   its chunks unwritten (Dtypes/Backward.DeterministicTilePassGeometries/f32, replicate rows of
-//   whole chunks). The same SPIR-V is right on lavapipe, and the pass is right on the H200 when any
-//   one of its three groups of functions (shape_buf's accessors; multi_row; outer_axes,
-//   term_offset, write_chunk and multi_row_chunk) reads the push-constant rank instead:
-//   docs/data/h200_rank_constant_det.md.
-// (Bitwise on uints: glslang folds these into specialization-constant operations, where `&&` on
-// specialization constants came out as branches the optimizer rejected.)
+// The rank: specialization constant 1, which the wrapper sets where a pass is compiled for it (one
+// pipeline per pass and rank), so the loops over the axes unroll to the axes there are and
+// shape_buf's offsets are constants; 0 (the default) where the pass reads the push constant. The
+// wrapper decides, in src/ops/rank_constant.cpp (with the measurements behind it); the kernel
+// trusts it.
 layout(constant_id = 1) const uint RANK_SC = 0u;
-const uint RANK_USE = uint(RANK_SC != 0u) & uint(RANK_SC <= 4u) & uint(REGION != 3u) & uint(REGION != 8u) &
-                      (uint(RANK_SC != 4u) | (uint(REGION != 7u) & uint(REGION != 10u)));
-const bool RANK_KNOWN = RANK_USE != 0u;
+const bool RANK_KNOWN = RANK_SC != 0u;
 #define RANK (RANK_KNOWN ? RANK_SC : pc.rank)
 
 // Passes, by specialization constant REGION (the wrapper runs this SPIR-V as one pipeline per pass):

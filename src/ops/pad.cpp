@@ -7,6 +7,7 @@
 #include "ops/gather_plan.hpp"
 #include "ops/launch.hpp"
 #include "ops/pad_family.hpp"
+#include "ops/rank_constant.hpp"
 
 namespace fvk::ops {
 namespace {
@@ -59,9 +60,11 @@ void record_gather(rt::Stream& stream, const std::string& kernel_name, const Pad
   // The two passes write disjoint chunks, so no barrier between them; the edge pass goes first, so
   // its few, slower invocations run alongside the inner pass instead of after it.
   if (plan.edge > 0)
-    stream.dispatch(device.kernel(kernel_name, static_cast<std::uint32_t>(GatherPass::Edge), push.rank), bindings,
-                    bytes_of(push), plan.edge);
-  stream.dispatch(device.kernel(kernel_name, static_cast<std::uint32_t>(plan.pass), push.rank), bindings,
+    stream.dispatch(device.kernel(kernel_name, static_cast<std::uint32_t>(GatherPass::Edge),
+                                  rank_constant(kernel_name, static_cast<std::uint32_t>(GatherPass::Edge), push.rank)),
+                    bindings, bytes_of(push), plan.edge);
+  const auto pass = static_cast<std::uint32_t>(plan.pass);
+  stream.dispatch(device.kernel(kernel_name, pass, rank_constant(kernel_name, pass, push.rank)), bindings,
                   bytes_of(push), plan.invocations);
 }
 

@@ -23,8 +23,9 @@ Registrar reg([](CLI::App& app, GlobalOptions& global) {
   sub->add_option("--variant", *variants,
                   "specialization constant 0 values to compile, comma-separated (the passes; 0: the default)");
   sub->add_option("--rank", *ranks,
-                  "specialization constant 1 values, comma-separated (the rank pad.comp's kernels are built for, "
-                  "as the wrapper does; 0: read at run time)");
+                  "specialization constant 1 values, comma-separated (the rank pad.comp's kernels and the "
+                  "deterministic backward are built for, on every pass asked for, even those the wrapper "
+                  "leaves on the push constant; 0: read at run time)");
   sub->add_flag("--describe", *describe, "also print the driver's description of each statistic");
   set_action(sub, [&global, filter, variants, ranks, describe]() {
     const auto values = parse_int_list(*variants, "--variant");

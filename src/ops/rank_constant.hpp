@@ -1,0 +1,16 @@
+// Which passes take the tensor's rank as specialization constant 1 (the one place that decides).
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+
+namespace fvk::ops {
+
+// The value to give specialization constant 1 of pass `pass` (specialization constant 0) of
+// kernel `kernel` for a geometry of `rank` axes (after merging neighbouring unpadded axes): the rank
+// where that pass is compiled for it, 0 where it reads the rank from its push constants. The
+// kernels trust it: a nonzero value is the rank. 0 for every kernel but pad.comp's and the
+// deterministic backward's, and for ranks over 4 (not measured).
+std::uint32_t rank_constant(std::string_view kernel, std::uint32_t pass, std::uint32_t rank);
+
+}  // namespace fvk::ops
