@@ -60,11 +60,9 @@ void record_gather(rt::Stream& stream, const std::string& kernel_name, const Pad
   // The two passes write disjoint chunks, so no barrier between them; the edge pass goes first, so
   // its few, slower invocations run alongside the inner pass instead of after it.
   if (plan.edge > 0)
-    stream.dispatch(device.kernel(kernel_name, static_cast<std::uint32_t>(GatherPass::Edge),
-                                  rank_constant(kernel_name, static_cast<std::uint32_t>(GatherPass::Edge), push.rank)),
-                    bindings, bytes_of(push), plan.edge);
-  const auto pass = static_cast<std::uint32_t>(plan.pass);
-  stream.dispatch(device.kernel(kernel_name, pass, rank_constant(kernel_name, pass, push.rank)), bindings,
+    stream.dispatch(pass_kernel(device, kernel_name, static_cast<std::uint32_t>(GatherPass::Edge), push.rank), bindings,
+                    bytes_of(push), plan.edge);
+  stream.dispatch(pass_kernel(device, kernel_name, static_cast<std::uint32_t>(plan.pass), push.rank), bindings,
                   bytes_of(push), plan.invocations);
 }
 

@@ -239,8 +239,8 @@ void record_multi_row_pass(rt::Stream& stream, const std::string& kernel_name,
   const std::uint64_t invocations = multi_rows(g) * ((static_cast<std::uint64_t>(g.in.back()) + chunk - 1) / chunk);
   if (invocations == 0) return;
   const PadPush multi{static_cast<std::uint32_t>(invocations), static_cast<std::uint32_t>(numel(g.in)), rank, 0, 0};
-  stream.dispatch(stream.device().kernel(kernel_name, kMultiRowPass, rank_constant(kernel_name, kMultiRowPass, rank)),
-                  bindings, bytes_of(multi), invocations);
+  stream.dispatch(pass_kernel(stream.device(), kernel_name, kMultiRowPass, rank), bindings, bytes_of(multi),
+                  invocations);
 }
 
 }  // namespace
@@ -379,8 +379,7 @@ void record_pad_backward(rt::Stream& stream, const PadGeometry& geometry, DType 
       const std::uint64_t invocations = grouped_invocations(n_in / n, rows_per_group);
       const PadPush rows{static_cast<std::uint32_t>(invocations), static_cast<std::uint32_t>(n_in), rank,
                          static_cast<std::uint32_t>(passes.row_chunks), 0};
-      stream.dispatch(device.kernel(kernel_name, kRowPass, rank_constant(kernel_name, kRowPass, rank)), bindings,
-                      bytes_of(rows), invocations);
+      stream.dispatch(pass_kernel(device, kernel_name, kRowPass, rank), bindings, bytes_of(rows), invocations);
       return;
     }
     if (passes.tile || passes.tile_multi) {  // two chunks per invocation, 512 per workgroup
@@ -392,13 +391,11 @@ void record_pad_backward(rt::Stream& stream, const PadGeometry& geometry, DType 
       const std::uint32_t pass = !passes.tile_multi ? kTilePass
                                  : subgroup_queue   ? kTileSingleRowsSubgroups
                                                     : kTileSingleRows;
-      stream.dispatch(device.kernel(kernel_name, pass, rank_constant(kernel_name, pass, rank)), bindings,
-                      bytes_of(tile), invocations);
+      stream.dispatch(pass_kernel(device, kernel_name, pass, rank), bindings, bytes_of(tile), invocations);
       return;
     }
     if (!passes.split) {
-      stream.dispatch(device.kernel(kernel_name, kOnePass, rank_constant(kernel_name, kOnePass, rank)), bindings,
-                      bytes_of(push), chunks);
+      stream.dispatch(pass_kernel(device, kernel_name, kOnePass, rank), bindings, bytes_of(push), chunks);
       return;
     }
     if (passes.interleave > 0) {  // the multi-row pass first (its invocations are longer), no barrier
@@ -409,8 +406,7 @@ void record_pad_backward(rt::Stream& stream, const PadGeometry& geometry, DType 
       const PadPush blocked{static_cast<std::uint32_t>(invocations), static_cast<std::uint32_t>(n_in), rank,
                             static_cast<std::uint32_t>(passes.slots), static_cast<std::uint32_t>(passes.interleave)};
       const std::uint32_t pass = passes.windows ? kInterleavedPass : kInterleavedMirrorsPass;
-      stream.dispatch(device.kernel(kernel_name, pass, rank_constant(kernel_name, pass, rank)), bindings,
-                      bytes_of(blocked), invocations);
+      stream.dispatch(pass_kernel(device, kernel_name, pass, rank), bindings, bytes_of(blocked), invocations);
       return;
     }
     // The passes write disjoint chunks (no barrier between them). The edge and multi-row passes go
@@ -422,15 +418,13 @@ void record_pad_backward(rt::Stream& stream, const PadGeometry& geometry, DType 
     const std::uint32_t edge_kernel = passes.workgroup_edges ? kWorkgroupEdgePass
                                       : passes.long_runs     ? kLongEdgePass
                                                              : kEdgePass;
-    stream.dispatch(device.kernel(kernel_name, edge_kernel, rank_constant(kernel_name, edge_kernel, rank)), bindings,
-                    bytes_of(edges), edge_pass);
+    stream.dispatch(pass_kernel(device, kernel_name, edge_kernel, rank), bindings, bytes_of(edges), edge_pass);
     if (passes.multi_row) record_multi_row_pass(stream, kernel_name, bindings, g, dtype, rank);
     // The copy pass: four chunks 32 apart per invocation (on the H200 against one: image
     // 0.94-0.99x the time, audio 0.99-1.03x).
     const std::uint64_t copy_pass = four_apart_invocations(chunks);
     const PadPush copies{static_cast<std::uint32_t>(copy_pass), static_cast<std::uint32_t>(n_in), rank, 0, 0};
-    stream.dispatch(device.kernel(kernel_name, kCopyPass, rank_constant(kernel_name, kCopyPass, rank)), bindings,
-                    bytes_of(copies), copy_pass);
+    stream.dispatch(pass_kernel(device, kernel_name, kCopyPass, rank), bindings, bytes_of(copies), copy_pass);
   }
 }
 

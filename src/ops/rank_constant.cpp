@@ -15,34 +15,30 @@
 #include "ops/rank_constant.hpp"
 
 namespace fvk::ops {
-namespace {
-
-bool starts_with(std::string_view s, std::string_view prefix) { return s.substr(0, prefix.size()) == prefix; }
-bool ends_with(std::string_view s, std::string_view suffix) {
-  return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
-}
-
-}  // namespace
 
 std::uint32_t rank_constant(std::string_view kernel, std::uint32_t pass, std::uint32_t rank) {
   if (rank == 0 || rank > 4) return 0;
   const bool at4 = rank == 4;
   // The deterministic backward (pad_backward_det.comp), its portable builds too.
-  if (starts_with(kernel, "pad_backward_reflect_det") || starts_with(kernel, "pad_backward_replicate_det")) {
+  if (kernel.starts_with("pad_backward_reflect_det") || kernel.starts_with("pad_backward_replicate_det")) {
     if (pass == 3 || pass == 8 || (at4 && (pass == 7 || pass == 10))) return 0;
     return rank;
   }
   // pad.comp's kernels: pad_{const,reflect,replicate}_*, pad_backward_const_*.
-  if (starts_with(kernel, "pad_const_") || starts_with(kernel, "pad_backward_const_")) return rank;
-  if (starts_with(kernel, "pad_reflect_")) {
+  if (kernel.starts_with("pad_const_") || kernel.starts_with("pad_backward_const_")) return rank;
+  if (kernel.starts_with("pad_reflect_")) {
     if (pass == 6 || (at4 && (pass == 1 || pass == 4 || pass == 5))) return 0;
     return rank;
   }
-  if (starts_with(kernel, "pad_replicate_")) {
-    if (pass == 6 || (at4 && pass == 1 && ends_with(kernel, "_b1"))) return 0;
+  if (kernel.starts_with("pad_replicate_")) {
+    if (pass == 6 || (at4 && pass == 1 && kernel.ends_with("_b1"))) return 0;
     return rank;
   }
   return 0;  // the atomic backward, masked_fill, contiguize, copy: no such constant
+}
+
+const rt::Kernel& pass_kernel(rt::Device& device, const std::string& kernel, std::uint32_t pass, std::uint32_t rank) {
+  return device.kernel(kernel, pass, rank_constant(kernel, pass, rank));
 }
 
 }  // namespace fvk::ops

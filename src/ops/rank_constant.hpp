@@ -2,7 +2,10 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <string_view>
+
+#include "runtime/device.hpp"
 
 namespace fvk::ops {
 
@@ -12,5 +15,9 @@ namespace fvk::ops {
 // kernels trust it: a nonzero value is the rank. 0 for every kernel but pad.comp's and the
 // deterministic backward's, and for ranks over 4 (not measured).
 std::uint32_t rank_constant(std::string_view kernel, std::uint32_t pass, std::uint32_t rank);
+
+// The pipeline of pass `pass` of kernel `kernel` for a geometry of `rank` axes: built with
+// rank_constant's value as specialization constant 1.
+const rt::Kernel& pass_kernel(rt::Device& device, const std::string& kernel, std::uint32_t pass, std::uint32_t rank);
 
 }  // namespace fvk::ops
