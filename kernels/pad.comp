@@ -56,8 +56,12 @@ layout(push_constant) uniform Params {
   uint n_edge;    // invocations of the edge pass, (rows + 1) * slots; 0 when there is none
   uint slots;     // edge invocations per row boundary
 } pc;
-// The pass: specialization constant 0 (the passes are described above main()).
-layout(constant_id = 0) const uint REGION = 0u;
+// The pass (the passes are described above main()): the build compiles one SPIR-V module per pass
+// with FVK_PASS set (kernels/CMakeLists.txt), so each module holds its own pass's code only.
+#ifndef FVK_PASS
+#error "FVK_PASS (the pass) must be defined"
+#endif
+const uint REGION = FVK_PASS;
 // The rank: specialization constant 1, which the wrapper sets where a pass is compiled for it (one
 // pipeline per pass and rank), so the loops over the axes unroll to the axes there are and
 // shape_buf's offsets are constants; 0 (the default) where the pass reads the push constant. The
@@ -261,8 +265,8 @@ void write_chunk(uint chunk, uint inner, uint row_dst, uint row_src, uint c, uin
   dst[chunk] = out_chunk;
 }
 
-// Passes. The wrapper runs this SPIR-V as one pipeline per pass, by specialization constant REGION
-// (each pipeline is compiled for its own path only, so the lean ones keep many warps in flight):
+// Passes. The build compiles one module per pass (REGION = FVK_PASS) and the wrapper runs each as
+// its own pipeline (each holds its own path only, so the lean ones keep many warps in flight):
 //  0: one pass writes every chunk (rows under 16 bytes; rows of 512 bytes and more with an innermost
 //     pad or a part chunk in destinations under 1 MiB);
 //  1, 4: the row pass (row_pass, below), rows of 16 to 511 bytes in destinations under 1 MiB, and
@@ -281,7 +285,7 @@ void write_chunk(uint chunk, uint inner, uint row_dst, uint row_src, uint c, uin
 // (every store of a warp is one contiguous run). Shorter rows: one chunk per invocation, where more
 // parallelism pays more than saved index math (measured on the H200). The wrapper sizes the passes
 // by the same rules.
-// (REGION, specialization constant 0, is declared above with the rank.)
+// (REGION is declared above with the rank.)
 #define LONG_ROW_BYTES 8192u  // the wrapper's kOnePassFourRowBytes (src/ops/gather_plan.cpp)
 
 // Pads of the innermost axis in destination elements (a crop has none).
@@ -373,9 +377,9 @@ void inner_four(uint g, uint total, uint inner, uint row_dst, uint row_src, uint
 // NO_ROW where the row lies in a constant pad of an outer axis. A binding holds at most 2^32 - 1
 // bytes, so no row starts at NO_ROW. Its size: the rows a workgroup's chunks can touch, at most
 // (P * ROW_CHUNKS * 16 - 1) / 16 + 2 for 16-byte rows and P chunks per invocation. It is sized per
-// pass (a specialization-constant expression), so that the passes without a row table declare no
-// shared memory (declared shared memory costs every pipeline of this SPIR-V: 8 KiB of it made the
-// inner pass 1.1-1.2x slower on the H200).
+// pass, so that the passes without a row table declare no shared memory (declared shared memory
+// costs a pipeline whether its pass uses it or not: 8 KiB of it made the inner pass 1.1-1.2x slower
+// on the H200 when all passes shared one module).
 const uint ROW_SLOTS = (REGION == 1u)                  ? ROW_CHUNKS + 2u
                        : (REGION == 4u || REGION == 5u) ? 2u * ROW_CHUNKS + 2u
                        : (REGION == 6u)                 ? 4u * ROW_CHUNKS + 2u
@@ -660,7 +664,7 @@ const bool SG_QUEUE = false;
 // The workgroup's queue: TILE_PER * ROW_CHUNKS chunks where it is used, one word elsewhere.
 const uint SLOW_SLOTS = !TILE_QUEUE ? 1u : (REGION == 5u ? 2u * ROW_CHUNKS : (REGION == 6u ? 4u * ROW_CHUNKS : 1u));
 #else
-const bool SG_QUEUE = REGION == 6u || ELEM_BYTES == 4;  // a specialization-constant expression
+const bool SG_QUEUE = REGION == 6u || ELEM_BYTES == 4;
 // The workgroup's queue: TILE_PER * ROW_CHUNKS chunks where it is used, one word elsewhere.
 const uint SLOW_SLOTS = (!TILE_QUEUE || SG_QUEUE) ? 1u : (REGION == 5u ? 2u * ROW_CHUNKS : 1u);
 #endif

@@ -4,7 +4,7 @@
 // (lock-free: some invocation always succeeds), so no contribution is ever dropped; the order of adds
 // depends on the scheduler (nondeterministic).
 //   MODE 1 reflect, 2 replicate.  DTYPE 0 f32, 1 f64, 2 f16, 3 bf16.
-// Passes, by specialization constant REGION (see main):
+// Passes, one SPIR-V module each (REGION; see main):
 //   0: every grad_out element, onto a zero-filled grad_in;
 //   1, 2: only the grad_out elements in a pad, after the wrapper has written every grad_in element's
 //     direct contributor (grad_out[c + left], a crop through pad_backward_const_bN): 1 the innermost
@@ -46,7 +46,12 @@ layout(push_constant) uniform Params {
   uint rows;   // passes 1 and 3: grad_out rows
 } pc;
 
-layout(constant_id = 0) const uint REGION = 0u;
+// The pass (see above): the build compiles one SPIR-V module per pass with FVK_PASS set
+// (kernels/CMakeLists.txt), so each module holds its own pass's code only.
+#ifndef FVK_PASS
+#error "FVK_PASS (the pass) must be defined"
+#endif
+const uint REGION = FVK_PASS;
 
 uint in_dim(uint a) { return shape_buf[a]; }
 uint out_dim(uint a) { return shape_buf[pc.rank + a]; }

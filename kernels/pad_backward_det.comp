@@ -48,7 +48,12 @@ layout(set = 0, binding = 1, std430) writeonly buffer GradIn4 { uvec4 grad_in4[]
 // [in_shape, out_shape, left_pad, in_div_multiplier, in_div_shifts], `rank` entries each.
 layout(set = 0, binding = 2, std430) readonly buffer ShapeBuf { uint shape_buf[]; };
 
-layout(constant_id = 0) const uint REGION = 0u;  // the pass (see main)
+// The pass (see below and main): the build compiles one SPIR-V module per pass with FVK_PASS set
+// (kernels/CMakeLists.txt), so each module holds its own pass's code only.
+#ifndef FVK_PASS
+#error "FVK_PASS (the pass) must be defined"
+#endif
+const uint REGION = FVK_PASS;
 
 layout(push_constant) uniform Params {
   uint n_invocations;  // this pass's invocations (see main)
@@ -66,7 +71,7 @@ layout(constant_id = 1) const uint RANK_SC = 0u;
 const bool RANK_KNOWN = RANK_SC != 0u;
 #define RANK (RANK_KNOWN ? RANK_SC : pc.rank)
 
-// Passes, by specialization constant REGION (the wrapper runs this SPIR-V as one pipeline per pass):
+// Passes, one SPIR-V module each (REGION; the wrapper runs each as its own pipeline):
 //  0: one pass, every chunk;
 //  1: the copy chunks only (one row, one contributor per element), four per invocation (see
 //     copy_four): lean in registers, so many warps stay in flight;
@@ -401,7 +406,7 @@ void single_row_chunk(uint q, uint row_off, uint ci0) {
 // (pads of a chunk or less, n > left + right + CHUNK) puts every mirror of the chunk in one pad:
 // they come from one 16-byte window, the row's first CHUNK grad_out elements (the left pad's) or
 // its last (the right pad's), and no element has both. The sums replace their elements in the
-// chunk of direct contributors. Few registers: this path shares its pipeline with the copy
+// chunk of direct contributors. Few registers: this path shares its pass with the copy
 // workgroups, whose warps in flight carry the copy's bandwidth.
 void put_bits(inout uvec4 x, uint k, BITS b) {
 #if DTYPE == 0
@@ -574,8 +579,8 @@ uint row_terms(uint r) {
 // into others: where G is a multiple of the subgroup size, a subgroup runs one of the two paths,
 // not both.
 #define ROW_LANES 256u  // the workgroup size
-// Sized per pass (specialization-constant expressions): declared shared memory costs every pipeline
-// of this SPIR-V, so the passes that do not use these arrays declare one word.
+// Sized per pass: declared shared memory costs a pipeline whether its pass uses it or not, so the
+// passes that do not use these arrays declare one word.
 const uint ROW_TABLE = REGION == 4u ? ROW_LANES : 1u;
 shared uint row_first[ROW_TABLE];  // outer_axes' first_off
 shared uint row_count[ROW_TABLE];  // outer_axes' terms

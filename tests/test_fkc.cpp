@@ -192,7 +192,8 @@ const Contract& only(const ContractSet& s, const std::string& kernel) {
 }
 
 TEST(FkcRevisionHash, StableAndSensitiveToKernelAndContractOnly) {
-  const std::vector<std::uint32_t> spirv = {0x07230203, 0x00010500, 0, 10, 0, 0x00020011, 1};
+  const std::vector<std::uint32_t> words = {0x07230203, 0x00010500, 0, 10, 0, 0x00020011, 1};
+  const std::vector<embedded::Spirv> spirv = {words};
   auto base = load({provider_source(), {"contracts/pad.fkc.md", pad_section()}});
   const auto& c = only(base, "pad_const_b4");
   const auto h = kernel_revision_hash(base.provider, c, spirv);
@@ -207,9 +208,15 @@ TEST(FkcRevisionHash, StableAndSensitiveToKernelAndContractOnly) {
   EXPECT_EQ(kernel_revision_hash(reloaded.provider, only(reloaded, "pad_const_b4"), spirv), h);
 
   // One SPIR-V word changes it.
-  auto spirv2 = spirv;
-  spirv2.back() ^= 1;
-  EXPECT_NE(kernel_revision_hash(base.provider, c, spirv2), h);
+  auto words2 = words;
+  words2.back() ^= 1;
+  EXPECT_NE(kernel_revision_hash(base.provider, c, std::vector<embedded::Spirv>{words2}), h);
+  // So does a second pass's module, and the same words cut into modules elsewhere.
+  const std::vector<embedded::Spirv> two = {words, words2};
+  EXPECT_NE(kernel_revision_hash(base.provider, c, two), h);
+  const std::span<const std::uint32_t> all(words);
+  EXPECT_NE(kernel_revision_hash(base.provider, c, std::vector<embedded::Spirv>{all.first(3), all.subspan(3)}),
+            kernel_revision_hash(base.provider, c, std::vector<embedded::Spirv>{all.first(4), all.subspan(4)}));
 
   // One contract field changes it (the first alignment_bytes after the pad_const_b4 heading).
   auto edited = pad_section();
@@ -243,7 +250,7 @@ TEST(FkcRegistry, KernelWithoutContractAndContractWithoutKernel) {
   ASSERT_FALSE(table.empty());
   const auto dropped = table.back();
   table.pop_back();
-  table.push_back({"pad_circular_b4", dropped.spirv});
+  table.push_back({"pad_circular_b4", dropped.passes});
   const auto problems = check_links(set, table);
   bool no_contract = false, dangling = false;
   for (const auto& p : problems) {

@@ -2,6 +2,7 @@
 // whole suite relies on (a planted API misuse must be reported).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
 
 #include "fvk/context.hpp"
@@ -20,7 +21,7 @@ namespace {
 TEST(SpirvReflect, KernelsHaveThreeBindingsAndTheirPushConstantBlocks) {
   int seen = 0;
   for (const auto& k : embedded::table()) {
-    const auto iface = rt::reflect_spirv(k.spirv);
+    const auto iface = rt::reflect_passes(k.passes);
     // pad.comp (forward and the constant backward) runs workgroups of 128 for 2-byte elements.
     const bool gather = k.name.rfind("pad_", 0) == 0 &&
                         (k.name.find("backward") == std::string::npos || k.name.find("const") != std::string::npos);
@@ -39,6 +40,63 @@ TEST(SpirvReflect, KernelsHaveThreeBindingsAndTheirPushConstantBlocks) {
     }
   }
   EXPECT_GE(seen, 32);
+}
+
+// Each pass is its own module, compiled with FVK_PASS: pad.comp's kernels have passes 0-6, the
+// atomic backward 0-3, the deterministic one 0-11, the rest one. The modules of a kernel differ (a
+// shader that ignored FVK_PASS would give equal ones) but where the passes do the same: in the
+// deterministic backward, pass 11 is pass 10 on replicate pads (they differ in reflect's mirrors),
+// and pass 8 is pass 7 in the portable builds (without the subgroup queue). Every module keeps the
+// kernel's bindings (the layout shared by the passes would otherwise hold one the module lacks).
+TEST(SpirvReflect, EveryPassHasItsOwnModule) {
+  for (const auto& k : embedded::table()) {
+    const std::string name(k.name);
+    const bool pad = name.starts_with("pad_") &&
+                     (name.find("backward") == std::string::npos || name.starts_with("pad_backward_const"));
+    const bool det = name.find("_det_") != std::string::npos;
+    const bool atomic = name.starts_with("pad_backward_") && !pad && !det;
+    const std::size_t want = pad ? 7 : det ? 12 : atomic ? 4 : 1;
+    ASSERT_EQ(k.passes.size(), want) << name;
+    const auto whole = rt::reflect_passes(k.passes);
+    for (std::size_t p = 0; p < k.passes.size(); ++p) {
+      EXPECT_EQ(rt::reflect_spirv(k.passes[p]).storage_buffer_bindings, whole.storage_buffer_bindings)
+          << name << " pass " << p;
+      for (std::size_t q = 0; q < p; ++q) {
+        const bool same_work = det && ((q == 10 && p == 11 && name.find("replicate") != std::string::npos) ||
+                                       (q == 7 && p == 8 && name.find("portable") != std::string::npos));
+        EXPECT_EQ(std::equal(k.passes[p].begin(), k.passes[p].end(), k.passes[q].begin(), k.passes[q].end()), same_work)
+            << name << ": passes " << q << " and " << p;
+      }
+    }
+  }
+}
+
+TEST(SpirvReflect, PassesMustShareTheWorkgroupSize) {
+  const auto& t = embedded::table();
+  const auto find = [&](std::string_view n) {
+    return std::find_if(t.begin(), t.end(), [&](const auto& k) { return k.name == n; })->passes[0];
+  };
+  // pad_const_b2 runs workgroups of 128, pad_const_b4 of 256.
+  const std::vector<embedded::Spirv> mixed = {find("pad_const_b2"), find("pad_const_b4")};
+  try {
+    rt::reflect_passes(mixed);
+    ADD_FAILURE() << "passes with workgroups of 128 and 256 were accepted";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::Internal);
+    EXPECT_NE(std::string(e.what()).find("workgroup"), std::string::npos) << e.what();
+  }
+}
+
+TEST(Pipelines, APassTheKernelLacksIsAnInternalError) {
+  auto& device = shared_context().runtime();
+  EXPECT_NO_THROW(device.kernel("pad_backward_replicate_det_f32", 11));
+  try {
+    device.kernel("pad_backward_replicate_det_f32", 12);
+    ADD_FAILURE() << "pass 12 of a kernel with passes 0-11 was built";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::Internal);
+    EXPECT_NE(std::string(e.what()).find("passes 0 to 11"), std::string::npos) << e.what();
+  }
 }
 
 TEST(SpirvReflect, RejectsGarbage) {

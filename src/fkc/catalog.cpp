@@ -29,7 +29,7 @@ std::vector<const Contract*> contracts_for(OpKind op_kind) {
 std::string revision_hash(const Contract& contract) {
   const auto* ref = ENTRY_POINTS.resolve(contract.entry_point);
   if (!ref) fail(ErrorCode::NoKernel, "entry point " + contract.entry_point + " resolves to no embedded kernel");
-  return kernel_revision_hash(shipped_contracts().provider, contract, ref->spirv);
+  return kernel_revision_hash(shipped_contracts().provider, contract, ref->passes);
 }
 
 std::vector<Problem> check_shipped() {

@@ -19,7 +19,7 @@ namespace {
 std::vector<KernelRef> make_refs(std::span<const embedded::EmbeddedKernel> table) {
   std::vector<KernelRef> refs;
   for (const auto& k : table)
-    refs.push_back({std::string(LinkRegistry::kNamespace) + "::" + std::string(k.name), k.name, k.spirv});
+    refs.push_back({std::string(LinkRegistry::kNamespace) + "::" + std::string(k.name), k.name, k.passes});
   return refs;
 }
 
@@ -37,7 +37,7 @@ std::string feature_list(const std::vector<Feature>& fs) {
 void check_against_spirv(const ContractSet& set, const Contract& c, const KernelRef& ref, std::vector<Problem>& out) {
   auto problem = [&](std::string msg) { out.push_back({c.loc, std::move(msg)}); };
   try {
-    const auto iface = rt::reflect_spirv(ref.spirv);
+    const auto iface = rt::reflect_passes(ref.passes);
     std::vector<std::uint32_t> declared;
     for (const auto& b : c.link.bindings) declared.push_back(b.binding);
     if (declared != iface.storage_buffer_bindings)
@@ -52,7 +52,13 @@ void check_against_spirv(const ContractSet& set, const Contract& c, const Kernel
   try {
     auto declared = c.caps.requires_features;
     std::sort(declared.begin(), declared.end());
-    const auto needed = spirv_required_features(ref.spirv);
+    std::vector<Feature> needed;
+    for (const auto& pass : ref.passes) {
+      const auto f = spirv_required_features(pass);
+      needed.insert(needed.end(), f.begin(), f.end());
+    }
+    std::sort(needed.begin(), needed.end());
+    needed.erase(std::unique(needed.begin(), needed.end()), needed.end());
     if (declared != needed)
       problem(fmt::format("{}: caps.requires_features is {}, the SPIR-V's capabilities need {}", c.kernel,
                           feature_list(declared), feature_list(needed)));
@@ -60,7 +66,7 @@ void check_against_spirv(const ContractSet& set, const Contract& c, const Kernel
     problem(fmt::format("{}: cannot read its SPIR-V capabilities: {}", c.kernel, e.what()));
   }
   if (c.pinned_revision_hash) {
-    const auto actual = kernel_revision_hash(set.provider, c, ref.spirv);
+    const auto actual = kernel_revision_hash(set.provider, c, ref.passes);
     if (actual != *c.pinned_revision_hash)
       problem(fmt::format("{}: pinned kernel_revision_hash {} but the kernel and contract hash to {}", c.kernel,
                           *c.pinned_revision_hash, actual));

@@ -17,7 +17,7 @@ namespace fvk::fkc {
 struct KernelRef {
   std::string entry_point;  // fvk::fkc::<kernel>
   std::string_view kernel;
-  std::span<const std::uint32_t> spirv;
+  std::span<const embedded::Spirv> passes;  // one SPIR-V module per pass
 };
 
 class LinkRegistry {
@@ -44,8 +44,9 @@ struct Problem {
 };
 
 // Every contract resolves to exactly one embedded kernel and every embedded kernel has exactly one
-// contract; per contract: bindings and push-constant size match the SPIR-V's own, requires_features
-// matches the SPIR-V's capabilities, a pinned kernel_revision_hash matches. Empty when all holds.
+// contract; per contract: bindings and push-constant size match those of its passes' SPIR-V (the
+// union of bindings, the largest block), requires_features matches their capabilities (all passes'),
+// a pinned kernel_revision_hash matches. Empty when all holds.
 std::vector<Problem> check_links(const ContractSet& set);
 // The same against an explicit kernel table (tests).
 std::vector<Problem> check_links(const ContractSet& set, std::span<const embedded::EmbeddedKernel> table);

@@ -37,15 +37,17 @@ class Fnv1a64 {
 }  // namespace
 
 std::string kernel_revision_hash(const Provider& provider, const Contract& contract,
-                                 std::span<const std::uint32_t> spirv) {
+                                 std::span<const std::span<const std::uint32_t>> passes) {
   Fnv1a64 h;
   h.field("fkc-revision-hash-v1");
   h.field(provider.revision_base);
-  h.u64(spirv.size());
-  for (const std::uint32_t w : spirv) {  // little-endian regardless of host
-    const unsigned char le[4] = {static_cast<unsigned char>(w), static_cast<unsigned char>(w >> 8),
-                                 static_cast<unsigned char>(w >> 16), static_cast<unsigned char>(w >> 24)};
-    h.bytes(le, 4);
+  for (const auto& spirv : passes) {
+    h.u64(spirv.size());
+    for (const std::uint32_t w : spirv) {  // little-endian regardless of host
+      const unsigned char le[4] = {static_cast<unsigned char>(w), static_cast<unsigned char>(w >> 8),
+                                   static_cast<unsigned char>(w >> 16), static_cast<unsigned char>(w >> 24)};
+      h.bytes(le, 4);
+    }
   }
   h.field(to_json(contract, std::nullopt).dump());
   return fmt::format("{:016x}", h.value());

@@ -7,7 +7,7 @@
 
 namespace fvk::ops {
 
-// pad.comp's passes (its specialization constant REGION).
+// pad.comp's passes (its REGION: one SPIR-V module each).
 enum class GatherPass : std::uint32_t {
   One = 0,       // every chunk, one (or four 32 apart) per invocation
   Row = 1,       // the row pass, one chunk per invocation

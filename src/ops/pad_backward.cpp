@@ -17,7 +17,7 @@ namespace fvk::ops {
 
 namespace {
 
-// pad_backward_det.comp's passes (its specialization constant REGION).
+// pad_backward_det.comp's passes (its REGION: one SPIR-V module each).
 constexpr std::uint32_t kOnePass = 0, kCopyPass = 1, kEdgePass = 2, kMultiRowPass = 3, kRowPass = 4, kTilePass = 5,
                         kLongEdgePass = 6, kTileSingleRows = 7, kTileSingleRowsSubgroups = 8, kWorkgroupEdgePass = 9,
                         kInterleavedPass = 10, kInterleavedMirrorsPass = 11;
@@ -306,7 +306,7 @@ void record_pad_backward(rt::Stream& stream, const PadGeometry& geometry, DType 
       stream.barrier();
       rest(stream);
     };
-    // pad_backward_atomic.comp's passes (its specialization constant REGION).
+    // pad_backward_atomic.comp's passes (its REGION: one SPIR-V module each).
     constexpr std::uint32_t kEveryElement = 0, kInnerPads = 1, kOuterPadRows = 2, kOuterPadGroups = 3;
     const std::uint64_t row_out = static_cast<std::uint64_t>(g.out.back());
     const std::uint64_t rows = n_out / row_out;  // grad_out rows

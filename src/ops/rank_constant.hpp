@@ -9,7 +9,7 @@
 
 namespace fvk::ops {
 
-// The value to give specialization constant 1 of pass `pass` (specialization constant 0) of
+// The value to give specialization constant 1 of pass `pass` (its own SPIR-V module) of
 // kernel `kernel` for a geometry of `rank` axes (after merging neighbouring unpadded axes): the rank
 // where that pass is compiled for it, 0 where it reads the rank from its push constants. The
 // kernels trust it: a nonzero value is the rank. 0 for every kernel but pad.comp's and the

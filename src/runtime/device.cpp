@@ -291,18 +291,23 @@ Device::Device(const DeviceOptions& options)
 
 Device::~Device() = default;
 
-const Kernel& Device::kernel(const std::string& name, std::uint32_t variant, std::uint32_t rank) {
+const Kernel& Device::kernel(const std::string& name, std::uint32_t pass, std::uint32_t rank) {
   std::lock_guard lock(kernels_mutex_);
   if (runtime_rank_) rank = 0;
-  if (auto it = kernels_.find(std::tuple<std::string_view, std::uint32_t, std::uint32_t>{name, variant, rank});
+  if (auto it = kernels_.find(std::tuple<std::string_view, std::uint32_t, std::uint32_t>{name, pass, rank});
       it != kernels_.end())
     return *it->second;
   const auto& table = embedded::table();
   const auto entry = std::find_if(table.begin(), table.end(), [&](const auto& k) { return k.name == name; });
   if (entry == table.end()) fail(ErrorCode::Internal, fmt::format("kernel '{}' is not in the EMBEDDED table", name));
-  SpirvInterface iface = reflect_spirv(entry->spirv);
-  vk::raii::ShaderModule module(
-      device_, vk::ShaderModuleCreateInfo{.codeSize = entry->spirv.size_bytes(), .pCode = entry->spirv.data()});
+  if (pass >= entry->passes.size())
+    fail(ErrorCode::Internal,
+         fmt::format("kernel '{}' has passes 0 to {}, not {}", name, entry->passes.size() - 1, pass));
+  // One layout for all of the kernel's passes, whichever bindings a pass's module leaves out.
+  SpirvInterface iface = reflect_passes(entry->passes);
+  const embedded::Spirv spirv = entry->passes[pass];
+  vk::raii::ShaderModule module(device_,
+                                vk::ShaderModuleCreateInfo{.codeSize = spirv.size_bytes(), .pCode = spirv.data()});
   std::vector<vk::DescriptorSetLayoutBinding> bindings;
   for (auto b : iface.storage_buffer_bindings)
     bindings.push_back({.binding = b,
@@ -321,26 +326,21 @@ const Kernel& Device::kernel(const std::string& name, std::uint32_t variant, std
                                             .pSetLayouts = &raw_set_layout,
                                             .pushConstantRangeCount = iface.push_constant_bytes ? 1u : 0u,
                                             .pPushConstantRanges = &range});
-  // Constant 0 from data[0] (the variant), constant 1 from data[1] (the rank); only the nonzero ones.
-  const std::uint32_t data[] = {variant, rank};
-  std::vector<vk::SpecializationMapEntry> entries;
-  if (variant != 0) entries.push_back({.constantID = 0, .offset = 0, .size = sizeof(std::uint32_t)});
-  if (rank != 0) entries.push_back({.constantID = 1, .offset = sizeof(std::uint32_t), .size = sizeof(std::uint32_t)});
-  const vk::SpecializationInfo specialization{.mapEntryCount = static_cast<std::uint32_t>(entries.size()),
-                                              .pMapEntries = entries.data(),
-                                              .dataSize = sizeof(data),
-                                              .pData = data};
+  // Constant 1, the rank, where it is set (the pass is the module).
+  const vk::SpecializationMapEntry rank_entry{.constantID = 1, .offset = 0, .size = sizeof(std::uint32_t)};
+  const vk::SpecializationInfo specialization{
+      .mapEntryCount = 1, .pMapEntries = &rank_entry, .dataSize = sizeof(rank), .pData = &rank};
   vk::ComputePipelineCreateInfo pipeline_info{
       .flags = capture_statistics_ ? vk::PipelineCreateFlagBits::eCaptureStatisticsKHR : vk::PipelineCreateFlags{},
       .stage = {.stage = vk::ShaderStageFlagBits::eCompute,
                 .module = *module,
                 .pName = "main",
-                .pSpecializationInfo = entries.empty() ? nullptr : &specialization},
+                .pSpecializationInfo = rank == 0 ? nullptr : &specialization},
       .layout = *layout};
   vk::raii::Pipeline pipeline(device_, nullptr, pipeline_info);
-  auto k = std::make_unique<Kernel>(Kernel{name, variant, rank, iface, std::move(module), std::move(set_layout),
+  auto k = std::make_unique<Kernel>(Kernel{name, pass, rank, iface, std::move(module), std::move(set_layout),
                                            std::move(layout), std::move(pipeline)});
-  return *kernels_.emplace(std::tuple{name, variant, rank}, std::move(k)).first->second;
+  return *kernels_.emplace(std::tuple{name, pass, rank}, std::move(k)).first->second;
 }
 
 std::vector<std::string> Device::validation_messages() const {

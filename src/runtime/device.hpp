@@ -24,8 +24,8 @@ namespace fvk::rt {
 // A compute pipeline built from one EMBEDDED kernel; its layout comes from the SPIR-V itself.
 struct Kernel {
   std::string name;
-  std::uint32_t variant = 0;  // specialization constant 0 (0: the shader's default)
-  std::uint32_t rank = 0;     // specialization constant 1 (0: the shader reads the rank at run time)
+  std::uint32_t pass = 0;  // the module of the kernel's pass (0 for a kernel without passes)
+  std::uint32_t rank = 0;  // specialization constant 1 (0: the shader reads the rank at run time)
   SpirvInterface interface;
   vk::raii::ShaderModule module;
   vk::raii::DescriptorSetLayout set_layout;
@@ -66,15 +66,15 @@ class Device {
   const vk::raii::CommandPool& command_pool() const { return command_pool_; }
   std::uint32_t queue_family() const { return queue_family_; }
 
-  // The pipeline for an EMBEDDED kernel, created on first use and cached. A nonzero `variant` is
-  // given to the shader as specialization constant 0 (constant_id = 0), one pipeline per value: a
-  // kernel can split its work into passes the driver compiles separately, each lean in registers.
+  // The pipeline for an EMBEDDED kernel's pass, created on first use and cached. Each pass is its
+  // own SPIR-V module (kernels/CMakeLists.txt), which the driver compiles alone, lean in registers;
+  // a kernel without passes has pass 0 only. Throws Error(Internal) for a pass the kernel lacks.
   // A nonzero `rank` is given as specialization constant 1 (constant_id = 1), the tensor rank
   // pad.comp's kernels otherwise read from their push constants: their loops over the axes then unroll
   // to the axes there are, and shape_buf's offsets become constants. A shader without that constant
   // ignores it (Vulkan leaves map entries of undeclared constants without effect). A device opened
   // with runtime_rank ignores `rank`.
-  const Kernel& kernel(const std::string& name, std::uint32_t variant = 0, std::uint32_t rank = 0);
+  const Kernel& kernel(const std::string& name, std::uint32_t pass = 0, std::uint32_t rank = 0);
 
   // Messages the validation layer reported (warnings and errors) since the device was created.
   std::vector<std::string> validation_messages() const;
@@ -113,7 +113,7 @@ class Device {
   vk::raii::Queue queue_{nullptr};
   vk::raii::CommandPool command_pool_{nullptr};
   std::unique_ptr<BufferPool> temp_pool_;  // its buffers go before the device
-  // Keyed by (name, variant, rank); looked up with a string_view, so a dispatch builds no string.
+  // Keyed by (name, pass, rank); looked up with a string_view, so a dispatch builds no string.
   std::map<std::tuple<std::string, std::uint32_t, std::uint32_t>, std::unique_ptr<Kernel>, std::less<>> kernels_;
   std::mutex kernels_mutex_;
   std::atomic<std::uint64_t> dispatch_count_{0};

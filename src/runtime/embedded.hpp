@@ -1,5 +1,5 @@
-// The EMBEDDED table: every kernel variant's SPIR-V, compiled by glslc at build time
-// (kernels/CMakeLists.txt) and validated by spirv-val. Generated into the build tree only.
+// The EMBEDDED table: every kernel variant's SPIR-V, one module per pass, compiled by glslc at build
+// time (kernels/CMakeLists.txt) and validated by spirv-val. Generated into the build tree only.
 #pragma once
 
 #include <cstdint>
@@ -9,9 +9,13 @@
 
 namespace fvk::embedded {
 
+using Spirv = std::span<const std::uint32_t>;
+
 struct EmbeddedKernel {
   std::string_view name;
-  std::span<const std::uint32_t> spirv;
+  // The pass's module at the pass's index (the shader compiled with FVK_PASS = that index); one
+  // module for a kernel without passes.
+  std::span<const Spirv> passes;
 };
 
 const std::vector<EmbeddedKernel>& table();

@@ -17,4 +17,9 @@ struct SpirvInterface {
 // Throws Error(Internal) on a malformed module.
 SpirvInterface reflect_spirv(std::span<const std::uint32_t> words);
 
+// A kernel's interface over its passes' modules (one pipeline layout serves them all): the union of
+// their bindings, the largest push-constant block. Throws Error(Internal) where passes disagree on
+// the workgroup size, or where there is no module.
+SpirvInterface reflect_passes(std::span<const std::span<const std::uint32_t>> passes);
+
 }  // namespace fvk::rt

@@ -139,8 +139,8 @@ std::vector<Case> cases_for(const Target& t, bool bandwidth_case) {
       out.push_back(c);
     }
   }
-  // A destination over 1 MiB, where pad.comp runs as its inner and edge passes (specialization
-  // constants 1 and 2); below it one pass does everything.
+  // A destination over 1 MiB, where pad.comp runs as its tile pass or its inner and edge passes
+  // (passes 3 and 2); below it smaller passes do.
   if (t.op == Op::Pad || (t.op == Op::PadBackward && t.mode == PadMode::Constant)) {
     Case c;
     c.seed = rng();

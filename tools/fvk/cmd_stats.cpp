@@ -1,7 +1,9 @@
 // fvk stats: what the driver reports about each kernel's compiled pipeline (registers, spills,
-// shared memory, instruction counts: whatever it names), per pass variant. A profiling aid: a pass
+// shared memory, instruction counts: whatever it names), per pass. A profiling aid: a pass
 // that needs many registers keeps few subgroups in flight to hide memory latency.
 #include <fmt/format.h>
+
+#include <algorithm>
 
 #include "cli_util.hpp"
 #include "commands.hpp"
@@ -16,40 +18,45 @@ namespace {
 Registrar reg([](CLI::App& app, GlobalOptions& global) {
   auto* sub = app.add_subcommand("stats", "Print the driver's statistics of each kernel's compiled pipeline");
   auto filter = std::make_shared<std::string>();
-  auto variants = std::make_shared<std::string>("0");
+  auto passes = std::make_shared<std::string>("0");
   auto ranks = std::make_shared<std::string>("0");
   auto describe = std::make_shared<bool>(false);
   sub->add_option("--kernel", *filter, "only kernels whose name contains one of these comma-separated words");
-  sub->add_option("--variant", *variants,
-                  "specialization constant 0 values to compile, comma-separated (the passes; 0: the default)");
+  sub->add_option("--pass", *passes,
+                  "passes to compile, comma-separated (each pass is a SPIR-V module of its own; a kernel "
+                  "without that pass is left out; 0: the one pass)");
   sub->add_option("--rank", *ranks,
                   "specialization constant 1 values, comma-separated (the rank pad.comp's kernels and the "
                   "deterministic backward are built for, on every pass asked for, even those the wrapper "
                   "leaves on the push constant; 0: read at run time)");
   sub->add_flag("--describe", *describe, "also print the driver's description of each statistic");
-  set_action(sub, [&global, filter, variants, ranks, describe]() {
-    const auto values = parse_int_list(*variants, "--variant");
+  set_action(sub, [&global, filter, passes, ranks, describe]() {
+    const auto values = parse_int_list(*passes, "--pass");
     for (const auto v : values)
-      if (v < 0 || v > 0xFFFF)
-        fail(ErrorCode::InvalidArgument, fmt::format("--variant {}: a pass number from 0 to 65535", v));
+      if (v < 0 || v > 0xFFFF) fail(ErrorCode::InvalidArgument, fmt::format("--pass {}: a pass number from 0", v));
     const auto rank_values = parse_int_list(*ranks, "--rank");
     for (const auto r : rank_values)
       if (r < 0 || r > 8) fail(ErrorCode::InvalidArgument, fmt::format("--rank {}: a rank from 1 to 8, or 0", r));
-    std::vector<std::string> names;
+    std::vector<std::pair<std::string, std::size_t>> names;  // (kernel, its passes)
     for (const auto& k : embedded::table())
-      if (judge::matches_filter(std::string(k.name), *filter)) names.emplace_back(k.name);
+      if (judge::matches_filter(std::string(k.name), *filter)) names.emplace_back(k.name, k.passes.size());
     if (names.empty()) fail(ErrorCode::InvalidArgument, fmt::format("--kernel '{}' matches no kernel", *filter));
+    for (const auto v : values)
+      if (std::none_of(names.begin(), names.end(), [&](const auto& n) { return std::size_t(v) < n.second; }))
+        fail(ErrorCode::InvalidArgument,
+             fmt::format("--pass {}: no kernel matching --kernel '{}' has that pass", v, *filter));
     ContextOptions options;
     options.device = global.device;
     options.capture_pipeline_statistics = true;
     Context ctx(options);
     auto& device = ctx.runtime();
     fmt::print("pipeline statistics on {} ({})\n", ctx.device_info().name, ctx.device_info().driver);
-    for (const auto& name : names) {
+    for (const auto& [name, pass_count] : names) {
       for (const auto v : values) {
+        if (std::size_t(v) >= pass_count) continue;
         for (const auto r : rank_values) {
           const auto& kernel = device.kernel(name, static_cast<std::uint32_t>(v), static_cast<std::uint32_t>(r));
-          fmt::print("\n{} (variant {}, rank {})\n", name, v, r);
+          fmt::print("\n{} (pass {}, rank {})\n", name, v, r);
           for (const auto& s : device.pipeline_statistics(kernel)) {
             fmt::print("  {:<24} {:<40} {:>12}\n", s.executable, s.name, s.value);
             if (*describe) fmt::print("  {:<24} {}\n", "", s.description);
