@@ -21,7 +21,7 @@ TEST(RankConstant, DeterministicBackwardLeavesOutTheMultiRowPassAndTheWidePasses
     }
     EXPECT_EQ(rank_constant(k, 7, 3), 3u) << k;
     EXPECT_EQ(rank_constant(k, 10, 3), 3u) << k;
-    EXPECT_EQ(rank_constant(k, 7, 4), 0u) << k;
+    EXPECT_EQ(rank_constant(k, 7, 4), 4u) << k;
     EXPECT_EQ(rank_constant(k, 10, 4), 0u) << k;
     EXPECT_EQ(rank_constant(k, 1, 5), 0u) << k;
   }
@@ -30,14 +30,15 @@ TEST(RankConstant, DeterministicBackwardLeavesOutTheMultiRowPassAndTheWidePasses
 TEST(RankConstant, PadKernelsLeaveOutTheirWidePasses) {
   EXPECT_EQ(rank_constant("pad_const_b1", 6, 4), 4u);
   EXPECT_EQ(rank_constant("pad_backward_const_portable_b2", 1, 4), 4u);
-  EXPECT_EQ(rank_constant("pad_reflect_b4", 6, 2), 0u);
-  EXPECT_EQ(rank_constant("pad_reflect_portable_b1", 6, 3), 0u);
-  for (std::uint32_t pass : {1u, 4u, 5u}) {
+  EXPECT_EQ(rank_constant("pad_reflect_b4", 6, 2), 2u);
+  EXPECT_EQ(rank_constant("pad_reflect_portable_b1", 6, 3), 3u);
+  for (std::uint32_t pass : {1u, 4u, 5u, 6u}) {
     EXPECT_EQ(rank_constant("pad_reflect_b8", pass, 4), 0u) << pass;
     EXPECT_EQ(rank_constant("pad_reflect_b8", pass, 3), 3u) << pass;
   }
   EXPECT_EQ(rank_constant("pad_reflect_b2", 2, 4), 4u);
-  EXPECT_EQ(rank_constant("pad_replicate_b2", 6, 3), 0u);
+  EXPECT_EQ(rank_constant("pad_replicate_b2", 6, 3), 3u);
+  EXPECT_EQ(rank_constant("pad_replicate_b2", 6, 4), 0u);
   EXPECT_EQ(rank_constant("pad_replicate_b1", 1, 4), 0u);
   EXPECT_EQ(rank_constant("pad_replicate_portable_b1", 1, 4), 0u);
   EXPECT_EQ(rank_constant("pad_replicate_b2", 1, 4), 4u);
