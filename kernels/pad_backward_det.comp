@@ -11,7 +11,7 @@
 //   MODE 1 reflect, 2 replicate.  DTYPE 0 f32, 1 f64, 2 f16, 3 bf16.
 #extension GL_EXT_control_flow_attributes : require
 #include "float_bits.glsl"
-// PORTABLE builds (the *_portable_* kernels) use no subgroup operation and have no REGION 8.
+// PORTABLE builds (the *_portable_* kernels) use no subgroup operation: their pass 8 is pass 7.
 #ifndef PORTABLE
 #define PORTABLE 0
 #endif

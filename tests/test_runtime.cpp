@@ -71,11 +71,36 @@ TEST(SpirvReflect, EveryPassHasItsOwnModule) {
   }
 }
 
-TEST(SpirvReflect, PassesMustShareTheWorkgroupSize) {
+embedded::Spirv first_module(std::string_view kernel) {
   const auto& t = embedded::table();
-  const auto find = [&](std::string_view n) {
-    return std::find_if(t.begin(), t.end(), [&](const auto& k) { return k.name == n; })->passes[0];
-  };
+  const auto it = std::find_if(t.begin(), t.end(), [&](const auto& k) { return k.name == kernel; });
+  if (it == t.end()) throw std::runtime_error("no kernel " + std::string(kernel));
+  return it->passes[0];
+}
+
+// One layout serves all of a kernel's passes: the union of their bindings and the largest
+// push-constant block (here of two kernels' modules, whose bindings and blocks differ).
+TEST(SpirvReflect, PassesShareTheUnionOfTheirInterfaces) {
+  const auto copy = rt::reflect_spirv(first_module("copy_b4"));
+  const auto det = rt::reflect_spirv(first_module("pad_backward_reflect_det_f32"));
+  ASSERT_EQ(copy.storage_buffer_bindings, (std::vector<std::uint32_t>{0, 1}));
+  ASSERT_EQ(det.storage_buffer_bindings, (std::vector<std::uint32_t>{0, 1, 2}));
+  ASSERT_NE(copy.push_constant_bytes, det.push_constant_bytes);
+  const std::vector<embedded::Spirv> both = {first_module("copy_b4"), first_module("pad_backward_reflect_det_f32")};
+  const auto u = rt::reflect_passes(both);
+  EXPECT_EQ(u.storage_buffer_bindings, (std::vector<std::uint32_t>{0, 1, 2}));
+  EXPECT_EQ(u.push_constant_bytes, std::max(copy.push_constant_bytes, det.push_constant_bytes));
+  EXPECT_EQ(u.local_size_x, 256u);
+  try {
+    rt::reflect_passes({});
+    ADD_FAILURE() << "a kernel without modules was reflected";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::Internal);
+  }
+}
+
+TEST(SpirvReflect, PassesMustShareTheWorkgroupSize) {
+  const auto find = first_module;
   // pad_const_b2 runs workgroups of 128, pad_const_b4 of 256.
   const std::vector<embedded::Spirv> mixed = {find("pad_const_b2"), find("pad_const_b4")};
   try {
@@ -90,6 +115,7 @@ TEST(SpirvReflect, PassesMustShareTheWorkgroupSize) {
 TEST(Pipelines, APassTheKernelLacksIsAnInternalError) {
   auto& device = shared_context().runtime();
   EXPECT_NO_THROW(device.kernel("pad_backward_replicate_det_f32", 11));
+  EXPECT_THROW(device.kernel("copy_b4", 1), Error);  // a kernel without passes has pass 0 only
   try {
     device.kernel("pad_backward_replicate_det_f32", 12);
     ADD_FAILURE() << "pass 12 of a kernel with passes 0-11 was built";
@@ -173,7 +199,7 @@ TEST(Pipelines, RuntimeRankFromTheEnvironment) {
 
 // Pipeline statistics (`fvk stats`): refused on a device opened without the option, refused with
 // FeatureMissing where the driver lacks the extension (lavapipe of Debian 12), and where it has it
-// (the H200's driver), reported for a kernel and for one of its pass variants.
+// (the H200's driver), reported for a kernel's passes 0 and 4.
 TEST(PipelineStatistics, NeedTheContextOption) {
   Context ctx;
   const auto& kernel = ctx.runtime().kernel("copy_b4");
@@ -200,9 +226,9 @@ TEST(PipelineStatistics, ReportedWhereTheDriverHasThem) {
     return;
   }
   Context ctx(options);
-  for (const std::uint32_t variant : {0u, 4u}) {
-    const auto stats = ctx.runtime().pipeline_statistics(ctx.runtime().kernel("pad_backward_reflect_det_f32", variant));
-    ASSERT_FALSE(stats.empty()) << "variant " << variant;
+  for (const std::uint32_t pass : {0u, 4u}) {
+    const auto stats = ctx.runtime().pipeline_statistics(ctx.runtime().kernel("pad_backward_reflect_det_f32", pass));
+    ASSERT_FALSE(stats.empty()) << "pass " << pass;
     for (const auto& s : stats) {
       EXPECT_FALSE(s.name.empty());
       EXPECT_FALSE(s.value.empty()) << s.name;

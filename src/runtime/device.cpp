@@ -300,6 +300,7 @@ const Kernel& Device::kernel(const std::string& name, std::uint32_t pass, std::u
   const auto& table = embedded::table();
   const auto entry = std::find_if(table.begin(), table.end(), [&](const auto& k) { return k.name == name; });
   if (entry == table.end()) fail(ErrorCode::Internal, fmt::format("kernel '{}' is not in the EMBEDDED table", name));
+  if (entry->passes.empty()) fail(ErrorCode::Internal, fmt::format("kernel '{}' has no SPIR-V module", name));
   if (pass >= entry->passes.size())
     fail(ErrorCode::Internal,
          fmt::format("kernel '{}' has passes 0 to {}, not {}", name, entry->passes.size() - 1, pass));

@@ -21,7 +21,8 @@
 
 namespace fvk::rt {
 
-// A compute pipeline built from one EMBEDDED kernel; its layout comes from the SPIR-V itself.
+// A compute pipeline built from one pass's SPIR-V module of an EMBEDDED kernel; its layout comes
+// from the SPIR-V itself (the union of the bindings of all the kernel's passes).
 struct Kernel {
   std::string name;
   std::uint32_t pass = 0;  // the module of the kernel's pass (0 for a kernel without passes)

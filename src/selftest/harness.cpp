@@ -139,8 +139,8 @@ std::vector<Case> cases_for(const Target& t, bool bandwidth_case) {
       out.push_back(c);
     }
   }
-  // A destination over 1 MiB, where pad.comp runs as its tile pass or its inner and edge passes
-  // (passes 3 and 2); below it smaller passes do.
+  // A destination over 1 MiB, where pad.comp runs its tile pass on these rows of about 4 KiB (pass
+  // 5 or 6, by element width and edges); below 1 MiB other passes take them.
   if (t.op == Op::Pad || (t.op == Op::PadBackward && t.mode == PadMode::Constant)) {
     Case c;
     c.seed = rng();
@@ -150,7 +150,7 @@ std::vector<Case> cases_for(const Target& t, bool bandwidth_case) {
     c.left = {0, 1, 3};
     c.right = {0, 2, 5};
     out.push_back(c);
-    // The same with rows under 512 bytes, where the inner pass takes one chunk per invocation.
+    // The same with rows under 512 bytes: the tile pass with two chunks per invocation (pass 5).
     c.seed = rng();
     c.shape = {2, (std::int64_t{1} << 20) / width / 92 + 1, 40};
     c.left = {0, 2, 1};
