@@ -1,10 +1,12 @@
 # fvk_add_kernel(NAME <kernel> SOURCE <file.comp> [DEFINES A=1 B=2 ...] [PASSES 0 1 2 ...])
 # Compiles one kernel variant with glslc, one SPIR-V module per pass (FVK_PASS=<pass>; a kernel
 # without PASSES has the one pass 0), validates each with spirv-val, and registers them for the
-# EMBEDDED table. A module holds its pass's code only: drivers then parse and compile just that
-# (lavapipe took 1.7-2.5 s per pipeline of the deterministic backward's all-pass module, 25-60 ms per
-# pass module), and glslc unrolls just that. Everything lands in the build tree.
+# EMBEDDED table (words written from the binary by cmake/SpirvToInc.cmake, so each is compiled
+# once). A module holds its pass's code only: drivers then parse and compile just that (lavapipe
+# took 1.7-2.5 s per pipeline of the deterministic backward's all-pass module, 25-60 ms per pass
+# module), and glslc unrolls just that. Everything lands in the build tree.
 set(FVK_KERNEL_OUT "${CMAKE_BINARY_DIR}/kernels")
+set(FVK_SPIRV_TO_INC "${CMAKE_CURRENT_LIST_DIR}/SpirvToInc.cmake")
 file(MAKE_DIRECTORY "${FVK_KERNEL_OUT}")
 set_property(GLOBAL PROPERTY FVK_KERNEL_NAMES "")
 set_property(GLOBAL PROPERTY FVK_KERNEL_OUTPUTS "")
@@ -37,8 +39,8 @@ function(fvk_add_kernel)
       OUTPUT "${spv}" "${inc}"
       COMMAND Vulkan::glslc ${flags} -o "${spv}" "${src}"
       COMMAND "${SPIRV_VAL}" --target-env vulkan1.2 "${spv}"
-      COMMAND Vulkan::glslc ${flags} -mfmt=num -o "${inc}" "${src}"
-      DEPENDS "${src}" ${common_headers}
+      COMMAND "${CMAKE_COMMAND}" -DSPV=${spv} -DINC=${inc} -P "${FVK_SPIRV_TO_INC}"
+      DEPENDS "${src}" ${common_headers} "${FVK_SPIRV_TO_INC}"
       COMMENT "glslc + spirv-val ${K_NAME} pass ${p}"
       VERBATIM)
     set_property(GLOBAL APPEND PROPERTY FVK_KERNEL_OUTPUTS "${spv}" "${inc}")

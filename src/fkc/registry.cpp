@@ -52,13 +52,7 @@ void check_against_spirv(const ContractSet& set, const Contract& c, const Kernel
   try {
     auto declared = c.caps.requires_features;
     std::sort(declared.begin(), declared.end());
-    std::vector<Feature> needed;
-    for (const auto& pass : ref.passes) {
-      const auto f = spirv_required_features(pass);
-      needed.insert(needed.end(), f.begin(), f.end());
-    }
-    std::sort(needed.begin(), needed.end());
-    needed.erase(std::unique(needed.begin(), needed.end()), needed.end());
+    const auto needed = passes_required_features(ref.passes);
     if (declared != needed)
       problem(fmt::format("{}: caps.requires_features is {}, the SPIR-V's capabilities need {}", c.kernel,
                           feature_list(declared), feature_list(needed)));

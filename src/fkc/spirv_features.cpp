@@ -48,4 +48,15 @@ std::vector<Feature> spirv_required_features(std::span<const std::uint32_t> word
   return out;
 }
 
+std::vector<Feature> passes_required_features(std::span<const std::span<const std::uint32_t>> passes) {
+  std::vector<Feature> out;
+  for (const auto& pass : passes) {
+    const auto f = spirv_required_features(pass);
+    out.insert(out.end(), f.begin(), f.end());
+  }
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
 }  // namespace fvk::fkc

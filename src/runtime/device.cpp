@@ -300,12 +300,15 @@ const Kernel& Device::kernel(const std::string& name, std::uint32_t pass, std::u
   const auto& table = embedded::table();
   const auto entry = std::find_if(table.begin(), table.end(), [&](const auto& k) { return k.name == name; });
   if (entry == table.end()) fail(ErrorCode::Internal, fmt::format("kernel '{}' is not in the EMBEDDED table", name));
-  if (entry->passes.empty()) fail(ErrorCode::Internal, fmt::format("kernel '{}' has no SPIR-V module", name));
+  // One layout for all of the kernel's passes, whichever bindings a pass's module leaves out: read
+  // from its modules once, then from any pipeline of the kernel already built. reflect_passes
+  // refuses a kernel without modules.
+  const auto built = kernels_.lower_bound(std::tuple<std::string_view, std::uint32_t, std::uint32_t>{name, 0, 0});
+  SpirvInterface iface =
+      built != kernels_.end() && std::get<0>(built->first) == name ? built->second->interface : reflect_passes(entry->passes);
   if (pass >= entry->passes.size())
     fail(ErrorCode::Internal,
          fmt::format("kernel '{}' has passes 0 to {}, not {}", name, entry->passes.size() - 1, pass));
-  // One layout for all of the kernel's passes, whichever bindings a pass's module leaves out.
-  SpirvInterface iface = reflect_passes(entry->passes);
   const embedded::Spirv spirv = entry->passes[pass];
   vk::raii::ShaderModule module(device_,
                                 vk::ShaderModuleCreateInfo{.codeSize = spirv.size_bytes(), .pCode = spirv.data()});
