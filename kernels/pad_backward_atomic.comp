@@ -19,8 +19,18 @@
 // Passes 1 and 3 take the rows last to first: the crop before them wrote grad_in (and read
 // grad_out) first to last, so the rows they reach first are those whose lines the cache still
 // holds. On the H200, rank5: 0.92-0.96x the time of first to last.
+// The f64 build adds with the device's f64 atomic add (shaderBufferFloat64AtomicAdd), one
+// instruction where the compare-and-swap loop reads, adds and retries: on the H200 0.85-0.90x the
+// time on rank5. Its PORTABLE build (pad_backward_*_portable_f64, for devices without that
+// feature) keeps the 64-bit compare-and-swap loop. Both round every add to f64.
+#ifndef PORTABLE
+#define PORTABLE 0
+#endif
+#define F64_ATOMIC_ADD (DTYPE == 1 && !PORTABLE)
 #extension GL_EXT_control_flow_attributes : require
-#if DTYPE == 1
+#if F64_ATOMIC_ADD
+#extension GL_EXT_shader_atomic_float : require
+#elif DTYPE == 1
 #extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
 #extension GL_EXT_shader_atomic_int64 : require
 #endif
@@ -28,7 +38,10 @@
 
 layout(local_size_x = 256) in;
 
-#if DTYPE == 1
+#if F64_ATOMIC_ADD
+layout(set = 0, binding = 0, std430) readonly buffer GradOut { double grad_out[]; };
+layout(set = 0, binding = 1, std430) buffer GradIn { double grad_in[]; };
+#elif DTYPE == 1
 layout(set = 0, binding = 0, std430) readonly buffer GradOut { uint64_t grad_out[]; };
 layout(set = 0, binding = 1, std430) buffer GradIn { uint64_t grad_in[]; };
 #else
@@ -95,6 +108,8 @@ uint map_coord(uint a, uint c) {
 SUM grad_value(uint e) {
 #if DTYPE == 0
   return uintBitsToFloat(grad_out[e]);
+#elif F64_ATOMIC_ADD
+  return grad_out[e];
 #elif DTYPE == 1
   return uint64BitsToDouble(grad_out[e]);
 #elif DTYPE == 2
@@ -105,8 +120,8 @@ SUM grad_value(uint e) {
 }
 
 // The words the compare-and-swap works on: the element itself (f32, f64) or the 32-bit word that
-// holds it (f16, bf16).
-#if DTYPE == 1
+// holds it (f16, bf16). Not used by the f64 atomic add.
+#if DTYPE == 1 && !F64_ATOMIC_ADD
 #define WORD uint64_t
 #else
 #define WORD uint
@@ -115,6 +130,7 @@ uint word_of(uint idx) { return DTYPE >= 2 ? idx >> 1 : idx; }
 
 // Word `seen` of grad_in with g added to its element idx (f16 and bf16: in f32, rounded back to the
 // element's format, the other half of the word unchanged).
+#if !F64_ATOMIC_ADD
 WORD added(WORD seen, uint idx, SUM g) {
 #if DTYPE == 0
   return floatBitsToUint(uintBitsToFloat(seen) + g);
@@ -130,9 +146,13 @@ WORD added(WORD seen, uint idx, SUM g) {
   return (seen & ~(0xFFFFu << lane_in)) | (sum << lane_in);
 #endif
 }
+#endif
 
 // Adds g into grad_in element idx.
 void add_value(uint idx, SUM g) {
+#if F64_ATOMIC_ADD
+  atomicAdd(grad_in[idx], g);
+#else
   const uint w = word_of(idx);
   WORD expected = grad_in[w];
   WORD seen;
@@ -140,6 +160,7 @@ void add_value(uint idx, SUM g) {
     seen = expected;
     expected = atomicCompSwap(grad_in[w], seen, added(seen, idx, g));
   } while (expected != seen);
+#endif
 }
 
 // Adds grad_out element e into grad_in element idx.

@@ -15,7 +15,7 @@ Context& shared_context();
 Context& poisoned_context();
 
 // The context a target's public op dispatches its kernel on: a context opened with `options`, and
-// for a portable build (contracts/portable.fkc.md) with the subgroup features off as well
+// for a portable build (contracts/portable.fkc.md) with the features it does without off as well
 // (selftest::context_options). One per distinct options for the whole binary; default options give
 // shared_context(), poison_new_tensors alone poisoned_context().
 Context& context_for(const ops::Target& target, const ContextOptions& options = {});

@@ -1,4 +1,5 @@
 // Every bad input gets its own error code, and nothing is dispatched before the refusal.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -8,9 +9,12 @@
 #include "fvk/error.hpp"
 #include "fvk/ops.hpp"
 #include "gpu_fixture.hpp"
+#include "ops/launch.hpp"
 #include "ops/pad_family.hpp"
+#include "ops/targets.hpp"
 #include "reference/random_tensor.hpp"
 #include "reference/reference.hpp"
+#include "selftest/harness.hpp"
 
 namespace fvk::testing {
 namespace {
@@ -240,6 +244,46 @@ TEST(DeviceFeatures, WithoutSubgroupOperationsThePortableBuildsRun) {
   // that it runs.
   EXPECT_NO_THROW(pad_backward(limited, limited.upload(grad_out), back, BackwardAlgorithm::Atomic));
   EXPECT_TRUE(limited.validation_messages().empty());
+}
+
+// The f64 atomic backwards add with the device's f64 atomic add (shaderBufferFloat64AtomicAdd).
+// Without it (lavapipe has none) the public ops take their portable builds, compare-and-swap loops,
+// and on a device with it the fast builds; the portable build's sums stay within the reordered-sum
+// bound (selftest::run_case), on the default passes and on the split ones (the crop, then the pads
+// added).
+TEST(DeviceFeatures, WithoutTheF64AtomicAddThePortableBuildsAdd) {
+  ContextOptions options;
+  options.disabled_features = {"shaderBufferFloat64AtomicAdd"};
+  Context limited(options);
+  for (const auto mode : {PadMode::Reflect, PadMode::Replicate}) {
+    const std::string fast = fmt::format("pad_backward_{}_f64", name(mode));
+    EXPECT_EQ(ops::pad_backward_kernel(limited.device_info(), mode, DType::F64, BackwardAlgorithm::Atomic),
+              ops::portable_build_name(fast));
+    const auto& info = shared_context().device_info();
+    EXPECT_EQ(ops::pad_backward_kernel(info, mode, DType::F64, BackwardAlgorithm::Atomic),
+              info.buffer_float64_atomic_add ? fast : ops::portable_build_name(fast));
+  }
+  for (const bool split : {false, true}) {
+    ContextOptions o = options;
+    o.always_split_passes = split;
+    Context cx(o);
+    for (const auto mode : {PadMode::Reflect, PadMode::Replicate}) {
+      const ops::Target t{ops::portable_build_name(fmt::format("pad_backward_{}_f64", name(mode))),
+                          ops::Op::PadBackward,
+                          mode,
+                          BackwardAlgorithm::Atomic,
+                          DType::F64,
+                          false};
+      selftest::Case c;
+      c.seed = 11;
+      c.shape = {3, 7, 40};
+      c.left = {1, 2, 3};
+      c.right = {0, 2, 5};
+      const auto outcome = selftest::run_case(cx, t, c);
+      EXPECT_TRUE(outcome.pass) << t.kernel << (split ? " split: " : ": ") << outcome.detail;
+    }
+    EXPECT_TRUE(cx.validation_messages().empty());
+  }
 }
 
 TEST(DeviceSelection, UnknownSelectorIsRefusedWithTheDeviceList) {

@@ -101,7 +101,10 @@ TEST(FkcShipped, QueryApi) {
   EXPECT_EQ(atomic.determinism, Determinism::Nondeterministic);
   EXPECT_EQ(atomic.outputs[0].aliasing, Aliasing::Accumulate);
   EXPECT_EQ(atomic.outputs[0].prefill, Prefill::Zero);
-  EXPECT_TRUE(atomic.requires_feature(Feature::ShaderBufferInt64Atomics));
+  EXPECT_TRUE(atomic.requires_feature(Feature::ShaderBufferFloat64AtomicAdd));
+  EXPECT_FALSE(atomic.requires_feature(Feature::ShaderBufferInt64Atomics));
+  EXPECT_TRUE(
+      require_contract("pad_backward_reflect_portable_f64").requires_feature(Feature::ShaderBufferInt64Atomics));
 
   const auto& det = require_contract("pad_backward_reflect_det_f16");
   EXPECT_EQ(det.determinism, Determinism::Bitwise);

@@ -225,14 +225,16 @@ TEST(Planner, ImpossibleRequestsSayWhichConstraintFailed) {
       ErrorCode::ReflectPadTooLarge);
 }
 
-// The portable builds (no subgroup operations) stand in for the fast ones only on a device that
-// cannot run those, whatever the costs say; the wrappers choose the same kernel.
+// The portable builds (no subgroup operations, no f64 atomic add) stand in for the fast ones only on
+// a device that cannot run those, whatever the costs say; the wrappers choose the same kernel.
 TEST(Planner, PortableBuildsOnlyWhereTheFastOnesCannotRun) {
   DeviceInfo bare;
-  bare.name = "no subgroup operations";
+  bare.name = "no subgroup operations, no f64 atomic add";
+  bare.shader_float64 = bare.shader_int64 = bare.buffer_int64_atomics = true;
   DeviceInfo full = bare;
-  full.name = "subgroup operations";
+  full.name = "subgroup operations and f64 atomic add";
   full.subgroup_ballot = full.subgroup_shuffle = true;
+  full.buffer_float64_atomic_add = true;
   // A table that measures every portable build far cheaper than its fast build.
   judge::CostTable table;
   for (const auto& c : fkc::shipped_contracts().contracts) {
@@ -241,6 +243,7 @@ TEST(Planner, PortableBuildsOnlyWhereTheFastOnesCannotRun) {
   }
   const auto u8 = ViewLayout::dense(DType::U8, {8, 40});
   const auto f32 = ViewLayout::dense(DType::F32, {8, 40});
+  const auto f64 = ViewLayout::dense(DType::F64, {8, 40});
   const struct {
     Request request;
     const char* fast;
@@ -249,6 +252,8 @@ TEST(Planner, PortableBuildsOnlyWhereTheFastOnesCannotRun) {
       {pad_request(PadMode::Constant, f32, {1, 1}, {1, 1}), "pad_const_b4"},
       {backward_request(PadMode::Constant, f32, PlanPolicy::DeterministicOnly), "pad_backward_const_b4"},
       {backward_request(PadMode::Replicate, f32, PlanPolicy::DeterministicOnly), "pad_backward_replicate_det_f32"},
+      {backward_request(PadMode::Reflect, f64, PlanPolicy::PreferNondeterministic), "pad_backward_reflect_f64"},
+      {backward_request(PadMode::Replicate, f64, PlanPolicy::PreferNondeterministic), "pad_backward_replicate_f64"},
   };
   for (const auto& c : cases) {
     const std::string portable = ops::portable_build_name(c.fast);
@@ -260,7 +265,10 @@ TEST(Planner, PortableBuildsOnlyWhereTheFastOnesCannotRun) {
       const auto dtype = c.request.inputs.front().dtype;
       return c.request.op == OpRequest::Pad
                  ? ops::pad_kernel(d, c.request.mode, dtype)
-                 : ops::pad_backward_kernel(d, c.request.mode, dtype, BackwardAlgorithm::Deterministic);
+                 : ops::pad_backward_kernel(d, c.request.mode, dtype,
+                                            c.request.policy == PlanPolicy::PreferNondeterministic
+                                                ? BackwardAlgorithm::Atomic
+                                                : BackwardAlgorithm::Deterministic);
     };
     EXPECT_EQ(wrapper(full), c.fast);
     EXPECT_EQ(wrapper(bare), portable);
@@ -270,8 +278,11 @@ TEST(Planner, PortableBuildsOnlyWhereTheFastOnesCannotRun) {
   DeviceInfo limited = full;
   limited.max_loop_iterations = 65535;
   std::string msg;
-  EXPECT_EQ(code_of([&] { planner::plan(long_replicate_sums(PlanPolicy::DeterministicOnly), {&limited, nullptr}); },
-                    &msg),
+  EXPECT_EQ(code_of(
+                [&] {
+                  planner::plan(long_replicate_sums(PlanPolicy::DeterministicOnly), {&limited, nullptr});
+                },
+                &msg),
             ErrorCode::NoKernel);
   EXPECT_NE(msg.find("ends loops after 65535"), std::string::npos) << msg;
   EXPECT_EQ(msg.find("portable"), std::string::npos) << msg;

@@ -35,6 +35,7 @@ struct DeviceInfo {
   bool shader_int16 = false;
   bool buffer_int64_atomics = false;
   bool buffer_float32_atomic_add = false;
+  bool buffer_float64_atomic_add = false;  // shaderBufferFloat64AtomicAdd (VK_EXT_shader_atomic_float)
   // Subgroup ballot and shuffle operations in compute shaders (VkPhysicalDeviceSubgroupProperties).
   bool subgroup_ballot = false;
   bool subgroup_shuffle = false;

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "fkc/catalog.hpp"
 #include "ops/launch.hpp"
 #include "ops/pad_family.hpp"
@@ -48,6 +50,22 @@ std::vector<Target> all_targets() {
 }
 
 bool is_portable(const Target& t) { return !fast_build_of(t.kernel).empty(); }
+
+std::vector<std::string> features_portable_builds_do_without() {
+  std::vector<std::string> out;
+  for (const auto& c : fkc::shipped_contracts().contracts) {
+    const std::string fast = fast_build_of(c.kernel);
+    if (fast.empty()) continue;
+    const auto& portable_needs = c.caps.requires_features;
+    for (const auto f : fkc::require_contract(fast).caps.requires_features) {
+      const std::string feature(fkc::to_string(f));
+      if (std::find(portable_needs.begin(), portable_needs.end(), f) == portable_needs.end() &&
+          std::find(out.begin(), out.end(), feature) == out.end())
+        out.push_back(feature);
+    }
+  }
+  return out;
+}
 
 std::string dispatched_kernel(const DeviceInfo& device, const Target& t) {
   switch (t.op) {

@@ -30,6 +30,10 @@ std::vector<Target> all_targets();
 // Whether the target is a portable build (contracts/portable.fkc.md), which the public ops choose
 // only on a device without a feature of the fast build.
 bool is_portable(const Target& t);
+// The device features some fast build needs and its portable build does without (the subgroup
+// operations, the f64 atomic add), by their Vulkan names, each once: a device with all of them
+// off runs every portable build.
+std::vector<std::string> features_portable_builds_do_without();
 // The kernel the public op of the target dispatches on this device.
 std::string dispatched_kernel(const DeviceInfo& device, const Target& t);
 

@@ -88,7 +88,9 @@ DeviceInfo describe(const vk::raii::PhysicalDevice& pd, std::uint32_t index) {
   d.push_descriptor = has_extension(pd, VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME);
   if (has_extension(pd, VK_EXT_SHADER_ATOMIC_FLOAT_EXTENSION_NAME)) {
     const auto af = pd.getFeatures2<vk::PhysicalDeviceFeatures2, vk::PhysicalDeviceShaderAtomicFloatFeaturesEXT>();
-    d.buffer_float32_atomic_add = af.get<vk::PhysicalDeviceShaderAtomicFloatFeaturesEXT>().shaderBufferFloat32AtomicAdd;
+    const auto& atomic_float = af.get<vk::PhysicalDeviceShaderAtomicFloatFeaturesEXT>();
+    d.buffer_float32_atomic_add = atomic_float.shaderBufferFloat32AtomicAdd;
+    d.buffer_float64_atomic_add = atomic_float.shaderBufferFloat64AtomicAdd;
   }
   if (has_extension(pd, VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME)) {
     const auto pf =
@@ -256,9 +258,11 @@ Device::Device(const DeviceOptions& options)
   core.shaderInt16 = info_.shader_int16;
   features.get<vk::PhysicalDeviceVulkan12Features>().shaderBufferInt64Atomics = info_.buffer_int64_atomics;
   std::vector<const char*> extensions{VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME};
-  if (info_.buffer_float32_atomic_add) {
+  if (info_.buffer_float32_atomic_add || info_.buffer_float64_atomic_add) {
     extensions.push_back(VK_EXT_SHADER_ATOMIC_FLOAT_EXTENSION_NAME);
-    features.get<vk::PhysicalDeviceShaderAtomicFloatFeaturesEXT>().shaderBufferFloat32AtomicAdd = VK_TRUE;
+    auto& atomic_float = features.get<vk::PhysicalDeviceShaderAtomicFloatFeaturesEXT>();
+    atomic_float.shaderBufferFloat32AtomicAdd = info_.buffer_float32_atomic_add;
+    atomic_float.shaderBufferFloat64AtomicAdd = info_.buffer_float64_atomic_add;
   } else {
     features.unlink<vk::PhysicalDeviceShaderAtomicFloatFeaturesEXT>();
   }

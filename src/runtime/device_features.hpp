@@ -20,6 +20,7 @@ inline constexpr FeatureFlag kFeatureFlags[] = {
     {"shaderInt16", &DeviceInfo::shader_int16},
     {"shaderBufferInt64Atomics", &DeviceInfo::buffer_int64_atomics},
     {"shaderBufferFloat32AtomicAdd", &DeviceInfo::buffer_float32_atomic_add},
+    {"shaderBufferFloat64AtomicAdd", &DeviceInfo::buffer_float64_atomic_add},
     {"subgroupBallot", &DeviceInfo::subgroup_ballot},
     {"subgroupShuffle", &DeviceInfo::subgroup_shuffle},
 };

@@ -172,7 +172,7 @@ std::vector<Case> cases_for(const Target& t, bool bandwidth_case) {
 
 ContextOptions context_options(const Target& target, ContextOptions base) {
   if (ops::is_portable(target))
-    for (const char* f : {"subgroupBallot", "subgroupShuffle"})
+    for (const auto& f : ops::features_portable_builds_do_without())
       if (std::find(base.disabled_features.begin(), base.disabled_features.end(), f) == base.disabled_features.end())
         base.disabled_features.emplace_back(f);
   return base;

@@ -44,7 +44,8 @@ std::vector<Case> cases_for(const Target& target, bool bandwidth_case);
 Outcome run_case(Context& ctx, const Target& target, const Case& c);
 
 // Options for a context whose public ops dispatch the target's kernel: `base` itself, or for a
-// portable build `base` with the subgroup features the fast builds need turned off.
+// portable build `base` with every feature that fast builds need and their portable builds do
+// without turned off (ops::features_portable_builds_do_without).
 ContextOptions context_options(const Target& target, ContextOptions base = {});
 
 // The device features the target's contract requires and the device lacks (empty: it can run).

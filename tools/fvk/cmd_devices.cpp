@@ -30,7 +30,8 @@ Registrar reg([](CLI::App& app, GlobalOptions& global) {
     fmt::print("  push descriptors            {}\n", yes(c.push_descriptor));
     fmt::print("  shaderInt64 / shaderFloat64 {} / {}\n", yes(c.shader_int64), yes(c.shader_float64));
     fmt::print("  64-bit buffer atomics       {}\n", yes(c.buffer_int64_atomics));
-    fmt::print("  f32 buffer atomic add       {}\n", yes(c.buffer_float32_atomic_add));
+    fmt::print("  f32 / f64 buffer atomic add {} / {}\n", yes(c.buffer_float32_atomic_add),
+               yes(c.buffer_float64_atomic_add));
     fmt::print("  subgroup ballot / shuffle   {} / {}\n", yes(c.subgroup_ballot), yes(c.subgroup_shuffle));
     fmt::print("  pipeline statistics         {} (fvk stats)\n", yes(c.pipeline_statistics));
     return 0;

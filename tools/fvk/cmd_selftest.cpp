@@ -19,8 +19,8 @@ Registrar reg([](CLI::App& app, GlobalOptions& global) {
   sub->add_option("--kernel", *filter, "only kernels whose name contains one of these comma-separated words");
   set_action(sub, [&global, filter]() {
     Context ctx = make_context(global);
-    // The portable builds run where the public ops choose them: on a context without the subgroup
-    // features (opened at the first portable target).
+    // The portable builds run where the public ops choose them: on a context without the features
+    // they do without (opened at the first portable target).
     std::optional<Context> portable_ctx;
     auto context_for = [&](const selftest::Target& t) -> Context& {
       if (!ops::is_portable(t)) return ctx;
