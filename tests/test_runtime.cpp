@@ -151,6 +151,9 @@ TEST(Dispatch, TwoDimensionalGridsCoverEveryChunk) {
       continue;
     Context& ctx = context_for(target, options);
     ASSERT_EQ(ctx.device_info().max_workgroup_count_x, 1u);
+    // A fast build this device cannot run (the f64 atomic add on lavapipe): its portable build's
+    // target covers what the ops dispatch here.
+    if (!selftest::missing_features(ctx, target).empty()) continue;
     selftest::Case c;
     c.seed = 17;
     c.shape = {40, 333};  // 845 to 6760 chunks of 16 bytes: 4 to 27 rows of y
