@@ -276,8 +276,8 @@ TEST_P(Backward, DeterministicTilePassGeometries) {
   options.disabled_features = {"subgroupBallot", "subgroupShuffle"};
   Context portable(options);
   for (auto mode : {PadMode::Reflect, PadMode::Replicate}) {
-    ASSERT_EQ(ops::fast_build_of(ops::pad_backward_kernel(portable.device_info(), mode, dtype,
-                                                          BackwardAlgorithm::Deterministic)),
+    ASSERT_EQ(ops::fast_build_of(
+                  ops::pad_backward_kernel(portable.device_info(), mode, dtype, BackwardAlgorithm::Deterministic)),
               ops::pad_backward_kernel(poisoned.device_info(), mode, dtype, BackwardAlgorithm::Deterministic));
     expect_det_matches_reference(portable, dtype, {elements / (64 * 128) + 1, 64, 128}, {mode, {0, 1, 2}, {0, 2, 1}},
                                  rng);
@@ -346,6 +346,29 @@ TEST_P(Backward, DeterministicMultiRowPass) {
   };
   std::mt19937_64 rng(53);
   for (const auto& c : cases) expect_det_matches_reference(poisoned, dtype, c.in, {c.mode, c.left, c.right}, rng);
+  for (const auto& m : poisoned.validation_messages()) ADD_FAILURE() << "validation layer: " << m;
+}
+
+TEST_P(Backward, DeterministicShortReplicateRuns) {
+  // Replicate runs of up to four terms load without a branch (the loads past the run's end repeat
+  // its last position), longer ones in rounds of eight and then one by one: innermost pads of 0 to
+  // 5 on each side give runs of 1 to 6 terms at both row ends, with pads on an outer axis so that
+  // the rows next to it sum each run once per outer combination. Under 4 MiB (the row pass) and
+  // over: few rows next to the outer pads (the interleaved copy and edge passes, the multi-row pass
+  // beside them) and many (the tile pass beside the multi-row pass). Each element against the
+  // reference, bit for bit. New tensors start as 0xA5 bytes.
+  Context& poisoned = poisoned_context();
+  const DType dtype = GetParam();
+  const std::int64_t chunk = 16 / static_cast<std::int64_t>(byte_width(dtype));
+  const std::int64_t large_rows =
+      (std::int64_t{4} << 20) / static_cast<std::int64_t>(byte_width(dtype)) / (8 * chunk) + 1;
+  std::mt19937_64 rng(61);
+  for (const Shape& in :
+       {Shape{6, 5, 4 * chunk}, Shape{2, large_rows / 2 + 1, 8 * chunk}, Shape{large_rows / 5 + 1, 5, 8 * chunk}})
+    for (std::int64_t left = 0; left <= 5; ++left) {
+      const std::int64_t right = 5 - left;
+      expect_det_matches_reference(poisoned, dtype, in, {PadMode::Replicate, {0, 2, left}, {0, 1, right}}, rng);
+    }
   for (const auto& m : poisoned.validation_messages()) ADD_FAILURE() << "validation layer: " << m;
 }
 
