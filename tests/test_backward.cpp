@@ -41,6 +41,12 @@ HostTensor integer_grad(DType dtype, const Shape& shape, std::mt19937_64& rng) {
   return t;
 }
 
+// Elements of a 4 MiB grad_in of `dtype`: from that size the deterministic wrapper takes its passes
+// for large tensors (src/ops/pad_backward.cpp, det_passes).
+std::int64_t large_grad_in_elements(DType dtype) {
+  return (std::int64_t{4} << 20) / static_cast<std::int64_t>(byte_width(dtype));
+}
+
 // The deterministic backward of a random grad_out (grad_in `in` padded by `spec`) on `ctx`, which
 // should be a poisoned context (new tensors 0xA5, so a chunk no pass writes shows): bit-exact
 // against the reference's sums in the kernel's order.
@@ -185,7 +191,7 @@ TEST_P(Backward, DeterministicTwoPassesMatchTheReference) {
   Context& poisoned = poisoned_context();
   const DType dtype = GetParam();
   const std::int64_t chunk = 16 / static_cast<std::int64_t>(byte_width(dtype));
-  const std::int64_t elements = (std::int64_t{4} << 20) / static_cast<std::int64_t>(byte_width(dtype));
+  const std::int64_t elements = large_grad_in_elements(dtype);
   struct Geometry {
     std::int64_t mid, n;
     std::vector<std::int64_t> left, right;
@@ -241,7 +247,7 @@ TEST_P(Backward, DeterministicTilePassGeometries) {
   Context& poisoned = poisoned_context();
   const DType dtype = GetParam();
   const std::int64_t chunk = 16 / static_cast<std::int64_t>(byte_width(dtype));
-  const std::int64_t elements = (std::int64_t{4} << 20) / static_cast<std::int64_t>(byte_width(dtype));
+  const std::int64_t elements = large_grad_in_elements(dtype);
   struct Geometry {
     std::int64_t n;
     std::vector<std::int64_t> left, right;
@@ -302,7 +308,7 @@ TEST_P(Backward, DeterministicRuntimeRank) {
   Context ctx(o);
   const DType dtype = GetParam();
   const std::int64_t chunk = 16 / static_cast<std::int64_t>(byte_width(dtype));
-  const std::int64_t elements = (std::int64_t{4} << 20) / static_cast<std::int64_t>(byte_width(dtype));
+  const std::int64_t elements = large_grad_in_elements(dtype);
   struct Geometry {
     Shape in;
     std::vector<std::int64_t> left, right;
@@ -330,7 +336,7 @@ TEST_P(Backward, DeterministicMultiRowPass) {
   Context& poisoned = poisoned_context();
   const DType dtype = GetParam();
   const std::int64_t chunk = 16 / static_cast<std::int64_t>(byte_width(dtype));
-  const std::int64_t elements = (std::int64_t{4} << 20) / static_cast<std::int64_t>(byte_width(dtype));
+  const std::int64_t elements = large_grad_in_elements(dtype);
   struct Case {
     PadMode mode;
     Shape in;
@@ -360,8 +366,7 @@ TEST_P(Backward, DeterministicShortReplicateRuns) {
   Context& poisoned = poisoned_context();
   const DType dtype = GetParam();
   const std::int64_t chunk = 16 / static_cast<std::int64_t>(byte_width(dtype));
-  const std::int64_t large_rows =
-      (std::int64_t{4} << 20) / static_cast<std::int64_t>(byte_width(dtype)) / (8 * chunk) + 1;
+  const std::int64_t large_rows = large_grad_in_elements(dtype) / (8 * chunk) + 1;
   std::mt19937_64 rng(61);
   for (const Shape& in :
        {Shape{6, 5, 4 * chunk}, Shape{2, large_rows / 2 + 1, 8 * chunk}, Shape{large_rows / 5 + 1, 5, 8 * chunk}})
@@ -381,7 +386,7 @@ TEST_P(Backward, DeterministicLongReplicateRuns) {
   // 4100 rows). Each edge element summed in order.
   Context& poisoned = poisoned_context();
   const DType dtype = GetParam();
-  const std::int64_t elems = (std::int64_t{4} << 20) / static_cast<std::int64_t>(byte_width(dtype));
+  const std::int64_t elems = large_grad_in_elements(dtype);
   struct Case {
     std::int64_t rows, n, left, right;
   };
