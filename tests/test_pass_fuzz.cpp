@@ -218,6 +218,34 @@ TEST(PadTilePass, WordRows) {
   }
 }
 
+// The tile pass's chunks that hold the pads between two rows (1- and 2-byte forward pads, where
+// they go to the workgroup's queue): rows not of whole words, with pads at every offset of a chunk;
+// a left or a right pad alone; pads wider than a chunk; reflect pads as wide as the row allows;
+// outer pads (rows that are not back to back in the source: plane edges, rows wholly in a pad);
+// rows under one chunk; and the rank-5 bench rows. (A design that wrote such chunks from one source
+// window was measured slower on the H200, docs/data/h200_ab_gap_chunks.md; these geometries were
+// its test, and checked it against three deliberate faults.)
+TEST(PadTilePass, RowBoundaryChunks) {
+  for (const auto& target : split_targets()) {
+    if (target.op != selftest::Op::Pad || byte_width(target.dtype) > 2 || !width_representative(target.dtype))
+      continue;
+    const std::int64_t chunk = 16 / static_cast<std::int64_t>(byte_width(target.dtype));
+    run_geometries(target,
+                   {
+                       {{2, 5, 6, 64}, {0, 2, 2, 2}, {0, 2, 2, 2}},
+                       {{4, 7, 37}, {0, 1, 3}, {1, 0, 5}},
+                       {{3, 6, 29}, {1, 0, 0}, {0, 2, 4}},
+                       {{3, 6, 29}, {0, 1, 5}, {2, 0, 0}},
+                       {{2, 5, 41}, {1, 1, 20}, {0, 1, 17}},
+                       {{5, 4, chunk + 1}, {1, 1, chunk}, {1, 2, chunk}},
+                       {{6, 3, 2 * chunk + 3}, {2, 1, chunk - 1}, {1, 2, 1}},
+                       {{3, 9, chunk - 3}, {0, 2, 2}, {1, 1, 3}},
+                       {{20, 50}, {1, 6}, {2, 9}},
+                   },
+                   31);
+  }
+}
+
 // The tile pass on rows of whole chunks from 512 to 8191 bytes (two chunks per invocation, every chunk
 // plain): crops (the constant backward, with innermost pads of grad_out, so unaligned source rows)
 // and forward pads of outer axes only; rows of exactly 512 bytes, a few KiB, and just under 8192,
