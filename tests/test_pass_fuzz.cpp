@@ -266,14 +266,12 @@ TEST(PadTilePass, WholeChunkRows) {
   }
 }
 
-// pad.comp's aligned-row pass (destination and source rows both whole 16-byte chunks, with innermost
-// pads of at most 16 bytes: the rank-5 bench rows of 4- and 8-byte elements), one chunk per
-// invocation from a 32-byte window of its source row: plain chunks are one shift of the window for
-// the whole tensor, pad chunks take their elements from the window at the row's start or end.
-// Fixed corners per mode and width (pads at every offset of a chunk, a left or a right pad alone,
-// pads of exactly a chunk, rows wholly in outer pads, source rows of one chunk, rows of 512 bytes
-// and more, rank 1; and pads wider than a chunk, which the tile pass takes), then random geometries
-// of that kind.
+// pad.comp's aligned-row pass (destination and source rows both whole 16-byte chunks, with an
+// innermost pad: the rank-5 bench rows of 4- and 8-byte elements), one chunk per invocation: its
+// plain chunks are one shift of aligned loads for the whole tensor, and its edge chunks are put
+// together element by element. Fixed corners per mode and width (pads at every offset of a chunk, a
+// left or a right pad alone, pads wider than a chunk, rows wholly in outer pads, source rows of one
+// chunk, rows of 512 bytes and more, rank 1), then random geometries of that kind.
 TEST(PadAlignedRowPass, Geometries) {
   for (const auto& target : split_targets()) {
     if (target.op != selftest::Op::Pad || !width_representative(target.dtype)) continue;
@@ -305,16 +303,12 @@ TEST(PadAlignedRowPass, Geometries) {
         g.left[a] = uniform(0, 2);
         g.right[a] = uniform(0, 2);
       }
-      // Innermost pads of at most a chunk each, summing to one chunk or two, within the row
-      // (reflect's limit) for every mode.
+      // Innermost pads summing to whole chunks, within the row (reflect's limit) for every mode.
       const std::int64_t row = g.in.back();
-      if (uniform(0, 3) == 0) {
-        g.left.back() = g.right.back() = c;
-      } else {
-        g.left.back() = uniform(0, c);
-        g.right.back() = c - g.left.back();
-      }
-      if (g.left.back() > row - 1 || g.right.back() > row - 1) continue;
+      const std::int64_t sum = c * uniform(1, std::max<std::int64_t>(1, std::min<std::int64_t>(3, (row - 1) / c)));
+      g.left.back() = std::min(uniform(0, sum), row - 1);
+      g.right.back() = sum - g.left.back();
+      if (g.right.back() > row - 1) continue;
       geometries.push_back(g);
     }
     run_geometries(target, geometries, 37);
