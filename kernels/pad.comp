@@ -832,41 +832,6 @@ void tile_pass(uint g, uint total, uint inner, uint row_dst, uint row_src) {
 #endif
 }
 
-// The aligned-row pass (REGION 7), for destination and source rows of whole 16-byte chunks (so no
-// chunk holds two rows) with an innermost pad: one chunk per invocation, found by locate() (a
-// division per axis by multiply-high), no row table, barrier or queue. A chunk clear of the pads is
-// one or two aligned 16-byte loads and a shift the same for every chunk of the tensor; a chunk holding
-// a pad slot (two per row on the rank-5 rows) is put together element by element.
-void aligned_row_chunk(uint k, uint total, uint inner, uint row_dst, uint row_src, uint pl, uint pr) {
-  if (k >= total) return;
-  uint c, outer_off;
-  uint coord[7];
-  bool outer_ok;
-  locate(k, inner, row_dst, row_src, c, coord, outer_off, outer_ok);
-  if (!is_edge(c, row_dst, pl, pr)) {
-    dst[k] = inner_value(inner, c, outer_off, outer_ok);
-    return;
-  }
-  uvec4 v = uvec4(0u);
-  [[unroll]] for (uint j = 0u; j < uint(CHUNK_ELEMS); ++j) {
-    uint s;
-    const bool ok = map_coord(inner, c + j, s) && outer_ok;
-#if MODE == 0
-    // A branch, not a select: a pad slot's source index is out of range and must never be read.
-#if ELEM_BYTES == 8
-    ELEM e = uvec2(pc.fill_lo, pc.fill_hi);
-#else
-    ELEM e = pc.fill_lo;
-#endif
-    if (ok) e = load_elem(outer_off + s);
-#else
-    const ELEM e = load_elem(outer_off + s);
-#endif
-    put_elem(v, j, e);
-  }
-  dst[k] = v;
-}
-
 void main() {
   const uint g = gl_GlobalInvocationID.x + gl_GlobalInvocationID.y * gl_NumWorkGroups.x * gl_WorkGroupSize.x;
   const uint E = uint(CHUNK_ELEMS);
@@ -900,10 +865,6 @@ void main() {
     return;
   }
   if (g >= pc.n_chunks) return;  // invocations of this pass
-  if (REGION == 7u) {  // the aligned-row pass
-    aligned_row_chunk(g, total, inner, row_dst, row_src, pl, pr);
-    return;
-  }
   if (REGION == 3u) {  // the inner pass, rows of 512 bytes and more
     inner_four(g, total, inner, row_dst, row_src, pl, pr);
     return;
