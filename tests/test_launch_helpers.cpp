@@ -67,15 +67,25 @@ TEST(GatherPlan, BenchShapesTakeTheMeasuredPasses) {
   const std::uint64_t rank5_out = 4 * 16 * 68 * 68 * 68, rank5_in = 4 * 16 * 64 * 64 * 64;
   const std::uint64_t image_out = 16ull * 64 * 518 * 518, image_in = 16ull * 64 * 512 * 512;
   const std::vector<Case> cases{
-      // rank5 forward, rows of 68 elements with pads of 2: the tile pass, two chunks per invocation
-      // on every width (8-byte elements too, 544-byte rows).
+      // rank5 forward, rows of 68 elements with pads of 2: the tile pass, two chunks per invocation,
+      // where rows are not whole chunks (1 and 2 bytes: 68 and 136 bytes); the aligned-row pass, one
+      // chunk per invocation, where destination and source rows are (4 and 8 bytes: 272/256 and
+      // 544/512 bytes).
       {"rank5 u8", {rank5_out, 1, 68, 2, 2, true}, GatherPass::Tile, tile2(rank5_out / 16), 0, 0},
-      {"rank5 f32", {rank5_out, 4, 68, 2, 2, true}, GatherPass::Tile, tile2(rank5_out / 4), 0, 0},
-      {"rank5 i64", {rank5_out, 8, 68, 2, 2, true}, GatherPass::Tile, tile2(rank5_out / 2), 0, 0},
+      {"rank5 f16", {rank5_out, 2, 68, 2, 2, true}, GatherPass::Tile, tile2(rank5_out / 8), 0, 0},
+      {"rank5 f32", {rank5_out, 4, 68, 2, 2, true}, GatherPass::AlignedRow, rank5_out / 4, 0, 0},
+      {"rank5 i64", {rank5_out, 8, 68, 2, 2, true}, GatherPass::AlignedRow, rank5_out / 2, 0, 0},
+      // Destination rows of whole chunks over source rows that are not (f32 rows of 64 from 62):
+      // the tile pass.
+      {"f32 68 from 62", {rank5_out, 4, 68, 3, 3, true}, GatherPass::Tile, tile2(rank5_out / 4), 0, 0},
+      // Whole-chunk rows under 1 MiB: the row pass.
+      {"small f32 68", {4 * 68 * 10, 4, 68, 2, 2, false}, GatherPass::Row, (4 * 68 * 10 / 4 + 255) / 256 * 256, 0, 0},
       // image forward, rows of 518: four per invocation for 1 to 4 bytes, two for 8.
       {"image u8", {image_out, 1, 518, 3, 3, true}, GatherPass::TileFour, tile4((image_out + 15) / 16), 0, 0},
       {"image f32", {image_out, 4, 518, 3, 3, true}, GatherPass::TileFour, tile4(image_out / 4), 0, 0},
       {"image i64", {image_out, 8, 518, 3, 3, true}, GatherPass::Tile, tile2(image_out / 2), 0, 0},
+      // Aligned rows with a pad over 16 bytes: the tile pass.
+      {"i64 pad of 3", {rank5_out, 8, 68, 3, 1, true}, GatherPass::Tile, tile2(rank5_out / 2), 0, 0},
       // crops (grad_in rows of whole chunks, no pads): the tile pass from 512 bytes, the row pass
       // below, the inner pass alone from 8192.
       {"image crop u8", {image_in, 1, 512, 0, 0, true}, GatherPass::Tile, tile2(image_in / 16), 0, 0},

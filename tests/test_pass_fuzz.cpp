@@ -266,6 +266,61 @@ TEST(PadTilePass, WholeChunkRows) {
   }
 }
 
+// pad.comp's aligned-row pass (destination and source rows both whole 16-byte chunks, with innermost
+// pads of at most 16 bytes: the rank-5 bench rows of 4- and 8-byte elements), one chunk per
+// invocation from a 32-byte window of its source row: plain chunks are one shift of the window for
+// the whole tensor, pad chunks take their elements from the window at the row's start or end.
+// Fixed corners per mode and width (pads at every offset of a chunk, a left or a right pad alone,
+// pads of exactly a chunk, rows wholly in outer pads, source rows of one chunk, rows of 512 bytes
+// and more, rank 1; and pads wider than a chunk, which the tile pass takes), then random geometries
+// of that kind.
+TEST(PadAlignedRowPass, Geometries) {
+  for (const auto& target : split_targets()) {
+    if (target.op != selftest::Op::Pad || !width_representative(target.dtype)) continue;
+    const std::int64_t c = 16 / static_cast<std::int64_t>(byte_width(target.dtype));  // elements per chunk
+    std::vector<Geometry> geometries{
+        {{2, 3, 5, 6, 4 * c}, {0, 1, 2, 2, 2}, {0, 1, 2, 2, c - 2}},
+        {{5, 7, 2 * c}, {1, 2, 1}, {2, 1, c - 1}},
+        {{4, 3 * c}, {1, c + 3}, {2, 2 * c - 3}},
+        {{3, 4, 2 * c}, {0, 1, c}, {1, 0, 0}},
+        {{3, 4, 2 * c}, {1, 0, 0}, {0, 2, c}},
+        {{6, 2, 2 * c}, {3, 2, 1}, {2, 2, c - 1}},
+        {{9, 5, c}, {0, 1, c / 2}, {1, 1, c - c / 2}},
+        {{8 * c}, {3 % c}, {c - 3 % c}},
+        {{2, 2, 3, 512 / (16 / c) + c}, {0, 1, 1, 5 % c}, {1, 0, 1, c - 5 % c}},
+    };
+    std::mt19937_64 rng(std::hash<std::string>{}(target.kernel) ^ 0xA11u);
+    auto uniform = [&](std::int64_t lo, std::int64_t hi) {
+      return std::uniform_int_distribution<std::int64_t>(lo, hi)(rng);
+    };
+    for (int i = 0; i < 12; ++i) {
+      const int rank = static_cast<int>(uniform(1, 5));
+      Geometry g;
+      g.in.assign(rank, 1);
+      g.in.back() = c * uniform(1, 24);
+      for (int a = 0; a < rank - 1; ++a) g.in[a] = uniform(1, 5);
+      g.left.assign(rank, 0);
+      g.right.assign(rank, 0);
+      for (int a = 0; a < rank - 1; ++a) {
+        g.left[a] = uniform(0, 2);
+        g.right[a] = uniform(0, 2);
+      }
+      // Innermost pads of at most a chunk each, summing to one chunk or two, within the row
+      // (reflect's limit) for every mode.
+      const std::int64_t row = g.in.back();
+      if (uniform(0, 3) == 0) {
+        g.left.back() = g.right.back() = c;
+      } else {
+        g.left.back() = uniform(0, c);
+        g.right.back() = c - g.left.back();
+      }
+      if (g.left.back() > row - 1 || g.right.back() > row - 1) continue;
+      geometries.push_back(g);
+    }
+    run_geometries(target, geometries, 37);
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(PadFamily, SplitPasses, ::testing::ValuesIn(split_targets()), target_name);
 INSTANTIATE_TEST_SUITE_P(PadFamily, DefaultPasses, ::testing::ValuesIn(split_targets(false)), target_name);
 

@@ -16,6 +16,7 @@ enum class GatherPass : std::uint32_t {
   RowTwo = 4,    // the row pass, two chunks per invocation
   Tile = 5,      // the tile pass, two chunks per invocation
   TileFour = 6,  // the tile pass, four chunks per invocation
+  AlignedRow = 7,  // rows of whole chunks in destination and source: one chunk per invocation
 };
 
 // The destination as record_gather sees it after coalescing (a crop's destination is grad_in).
