@@ -46,6 +46,7 @@ layout(set = 0, binding = 1, std430) writeonly buffer Dst { uvec4 dst[]; };
 layout(set = 0, binding = 1, std430) writeonly buffer DstW { uint dst_w[]; };
 #include "window.glsl"
 layout(set = 0, binding = 2, std430) readonly buffer ShapeBuf { uint shape_buf[]; };
+#include "shape_constants.glsl"
 
 layout(push_constant) uniform Params {
   uint n_chunks;  // invocations of the main pass (see main)
@@ -71,19 +72,12 @@ layout(constant_id = 1) const uint RANK_SC = 0u;
 const bool RANK_KNOWN = RANK_SC != 0u;
 #define RANK (RANK_KNOWN ? RANK_SC : pc.rank)
 
-uint in_dim(uint a) { return shape_buf[a]; }
-uint out_dim(uint a) { return shape_buf[RANK + a]; }
-uint left_pad(uint a) { return shape_buf[2u * RANK + a]; }
-
-// n / dst_dim(a) by multiply-high and shifts (Granlund-Montgomery, exact for every 32-bit n); the
-// wrapper stores each destination dim's multiplier and two shifts after left_pad.
-uint div_dst(uint n, uint a) {
-  const uint m = shape_buf[3u * RANK + a];
-  const uint sh = shape_buf[4u * RANK + a];
-  uint hi, lo;
-  umulExtended(n, m, hi, lo);
-  return (hi + ((n - hi) >> (sh & 0xFFu))) >> (sh >> 8);
-}
+// The geometry, from the shape constants where the pipeline was built for one (the wrapper then sets
+// the rank too), else from shape_buf and the push constants.
+#define N_DST (SHAPE_KNOWN ? N_DST_SC : pc.n_dst)
+uint in_dim(uint a) { return SHAPE_KNOWN ? sc_in_dim(a) : shape_buf[a]; }
+uint out_dim(uint a) { return SHAPE_KNOWN ? sc_out_dim(a) : shape_buf[RANK + a]; }
+uint left_pad(uint a) { return SHAPE_KNOWN ? sc_left_pad(a) : shape_buf[2u * RANK + a]; }
 
 #if MODE == 3
 uint dst_dim(uint a) { return in_dim(a); }
@@ -92,6 +86,18 @@ uint src_dim(uint a) { return out_dim(a); }
 uint dst_dim(uint a) { return out_dim(a); }
 uint src_dim(uint a) { return in_dim(a); }
 #endif
+
+// n / dst_dim(a): a division by a constant where the geometry is one (the driver picks its
+// multiply-high), else by multiply-high and shifts (Granlund-Montgomery, exact for every 32-bit n)
+// from the multiplier and two shifts the wrapper stores for each destination dim after left_pad.
+uint div_dst(uint n, uint a) {
+  if (SHAPE_KNOWN) return n / dst_dim(a);
+  const uint m = shape_buf[3u * RANK + a];
+  const uint sh = shape_buf[4u * RANK + a];
+  uint hi, lo;
+  umulExtended(n, m, hi, lo);
+  return (hi + ((n - hi) >> (sh & 0xFFu))) >> (sh >> 8);
+}
 
 // Source coordinate for destination coordinate c on axis a; false when it falls in a constant pad.
 bool map_coord(uint a, uint c, out uint s) {
@@ -225,7 +231,7 @@ void write_chunk(uint chunk, uint inner, uint row_dst, uint row_src, uint c, uin
     const bool word_inside = wi >= 0 && uint(wi) + EPW <= row_src;
     const uint wi0 = uint(wi);
 #endif
-    if (outer_ok && c + EPW < row_dst && word_inside && e + EPW <= pc.n_dst) {
+    if (outer_ok && c + EPW < row_dst && word_inside && e + EPW <= N_DST) {
       out_chunk[w] = load4((outer_off + wi0) * uint(ELEM_BYTES));
       c += EPW;
       e += EPW;
@@ -238,7 +244,7 @@ void write_chunk(uint chunk, uint inner, uint row_dst, uint row_src, uint c, uin
 #endif
     [[unroll]] for (uint j = 0u; j < per_word; ++j) {
       const uint k = w * per_word + j;  // element index in the chunk
-      if (e < pc.n_dst) {
+      if (e < N_DST) {
         uint s;
         const bool ok = map_coord(inner, c, s) && outer_ok;
 #if MODE == 0
@@ -412,7 +418,7 @@ bool row_source(uint r, uint inner, uint row_src, out uint outer_off) {
 bool plain_chunk(uint e, uint c, uint b, uint inner, uint row_dst, uint row_src, out uvec4 v) {
   const uint E = uint(CHUNK_ELEMS);
   v = uvec4(0u);
-  if (e + E > pc.n_dst || c + E > row_dst) return false;
+  if (e + E > N_DST || c + E > row_dst) return false;
 #if MODE == 3
   v = load16(b + c * uint(ELEM_BYTES));
   return true;
@@ -458,7 +464,7 @@ void slow_chunk(uint q, uint r0, uint rows, uint inner, uint row_dst, uint row_s
     const bool word_inside = wi >= 0 && uint(wi) + EPW <= row_src;
     const uint wi0 = uint(wi);
 #endif
-    if (b != NO_ROW && word_inside && e + EPW <= pc.n_dst) {
+    if (b != NO_ROW && word_inside && e + EPW <= N_DST) {
       out_chunk[w] = load4(b + wi0 * uint(ELEM_BYTES));
       e += EPW;
       c += EPW;
@@ -474,7 +480,7 @@ void slow_chunk(uint q, uint r0, uint rows, uint inner, uint row_dst, uint row_s
     if (w >= uint(CHUNK_ELEMS)) break;
 #endif
     [[unroll]] for (uint j = 0u; j < per_word; ++j) {
-      if (e < pc.n_dst) {
+      if (e < N_DST) {
         uint s;
 #if MODE == 3
         s = c;
@@ -509,7 +515,7 @@ void slow_chunk(uint q, uint r0, uint rows, uint inner, uint row_dst, uint row_s
 void row_table(uint first, uint n_chunks, uint inner, uint row_src, out uint r0, out uint rows) {
   const uint E = uint(CHUNK_ELEMS);
   const uint e_begin = first * E;
-  const uint e_end = e_begin + min(n_chunks * E, pc.n_dst - e_begin);
+  const uint e_end = e_begin + min(n_chunks * E, N_DST - e_begin);
   r0 = div_dst(e_begin, inner);
   rows = min(div_dst(e_end - 1u, inner) - r0 + 1u, ROW_SLOTS);
 #if MODE == 3
@@ -583,12 +589,12 @@ WordSources word_sources(uint q, uint w, uint r0, uint rows, uint inner, uint ro
 #else
   uint e = q * uint(CHUNK_ELEMS) + w * WORD_ELEMS;
 #endif
-  if (e >= pc.n_dst) return ws;
+  if (e >= N_DST) return ws;
   uint k, c;
   table_row(e, r0, inner, row_dst, k, c);
   uint b = row_start[k];
   [[unroll]] for (uint j = 0u; j < WORD_ELEMS; ++j) {
-    if (e < pc.n_dst) {
+    if (e < N_DST) {
       uint s;
 #if MODE == 3
       s = c;
@@ -785,7 +791,7 @@ void tile_pass(uint g, uint total, uint inner, uint row_dst, uint row_src) {
         const uint q = slow_list[i >> 2];
         const uint e = q * uint(CHUNK_ELEMS) + (i & 3u) * (4u / uint(ELEM_BYTES));
         uint word = 0u;
-        if (e < pc.n_dst) {
+        if (e < N_DST) {
           uint k, c;
           table_row(e, r0, inner, row_dst, k, c);
           word = recipe_word(row_start[k], recipe[c / (4u / uint(ELEM_BYTES))]);
@@ -914,7 +920,7 @@ void aligned_row_chunk(uint k, uint total, uint inner, uint row_dst, uint row_sr
 void main() {
   const uint g = gl_GlobalInvocationID.x + gl_GlobalInvocationID.y * gl_NumWorkGroups.x * gl_WorkGroupSize.x;
   const uint E = uint(CHUNK_ELEMS);
-  const uint total = pc.n_dst / E + uint(pc.n_dst % E != 0u);  // chunks of the destination
+  const uint total = N_DST / E + uint(N_DST % E != 0u);  // chunks of the destination
   const uint inner = RANK - 1u;
   const uint row_dst = dst_dim(inner);
   const uint row_src = src_dim(inner);
@@ -936,7 +942,7 @@ void main() {
     const uint b = g / pc.slots;  // row boundary b sits before element b * row_dst
     const uint base = b * row_dst;
     const uint k = (base - min(pr, base)) / E + (g - b * pc.slots);
-    if (k >= total || k * E > base + min(pl, pc.n_dst - base)) return;  // past this boundary's chunks
+    if (k >= total || k * E > base + min(pl, N_DST - base)) return;  // past this boundary's chunks
     if (b > 0u && k * E <= base - row_dst + pl) return;                 // the previous boundary's
     if (!is_edge(column(k * E, inner, row_dst), row_dst, pl, pr)) return;  // pass 3's
     locate(k, inner, row_dst, row_src, c, coord, outer_off, outer_ok);

@@ -92,12 +92,18 @@ const bool RANK_KNOWN = RANK_SC != 0u;
 // Passes 1, 2 (or 6) and 3 write disjoint chunks (a chunk belongs to the row of its first element): no
 // barrier between them; nor between passes 7 and 3, or 10 (11) and 3.
 
-uint in_dim(uint a) { return shape_buf[a]; }
-uint out_dim(uint a) { return shape_buf[RANK + a]; }
-uint left_pad(uint a) { return shape_buf[2u * RANK + a]; }
+// The geometry, from the shape constants where the pipeline was built for one (the wrapper then sets
+// the rank too; src/ops/shape_constant.cpp), else from shape_buf and the push constants.
+#include "shape_constants.glsl"
+#define N_IN (SHAPE_KNOWN ? N_DST_SC : pc.n_in)
+uint in_dim(uint a) { return SHAPE_KNOWN ? sc_in_dim(a) : shape_buf[a]; }
+uint out_dim(uint a) { return SHAPE_KNOWN ? sc_out_dim(a) : shape_buf[RANK + a]; }
+uint left_pad(uint a) { return SHAPE_KNOWN ? sc_left_pad(a) : shape_buf[2u * RANK + a]; }
 
-// n / in_dim(a) by multiply-high and shifts (Granlund-Montgomery, exact for every 32-bit n).
+// n / in_dim(a): a division by a constant where the geometry is one (the driver picks its
+// multiply-high), else by multiply-high and shifts (Granlund-Montgomery, exact for every 32-bit n).
 uint div_in(uint n, uint a) {
+  if (SHAPE_KNOWN) return n / in_dim(a);
   const uint m = shape_buf[3u * RANK + a];
   const uint sh = shape_buf[4u * RANK + a];
   uint hi, lo;
@@ -336,7 +342,7 @@ bool inner_single(uint ci0) {
 
 // Whether the chunk of grad_in elements e0 .. e0 + CHUNK - 1, from column ci0 of a row of n, lies in
 // that one row.
-bool in_one_row(uint e0, uint ci0, uint n) { return ci0 + CHUNK <= n && e0 + CHUNK <= pc.n_in; }
+bool in_one_row(uint e0, uint ci0, uint n) { return ci0 + CHUNK <= n && e0 + CHUNK <= N_IN; }
 
 // Whether a chunk inside one row (its outer axes with `terms` combinations, from column ci0) is a
 // copy: every element has one contributor, so the chunk is 16 consecutive grad_out bytes.
@@ -570,7 +576,7 @@ void write_chunk(uint q, bool skip_copies) {
     return;
   }
   BITS v[CHUNK];
-  [[unroll]] for (uint k = 0u; k < CHUNK; ++k) v[k] = e0 + k < pc.n_in ? gather(e0 + k) : BITS(0u);
+  [[unroll]] for (uint k = 0u; k < CHUNK; ++k) v[k] = e0 + k < N_IN ? gather(e0 + k) : BITS(0u);
   store_chunk(q, v);
 }
 
@@ -607,7 +613,7 @@ void row_pass(uint g) {
   const uint inner = RANK - 1u;
   const uint R = pc.slots;
   const uint G = ROW_LANES / R;
-  const uint rows = pc.n_in / in_dim(inner);
+  const uint rows = N_IN / in_dim(inner);
   const uint r0 = (g - lid) / ROW_LANES * G;  // the workgroup's first row
   if (r0 >= rows) return;                    // the whole workgroup: past grad_in
   if (lid < G && r0 + lid < rows) {
@@ -672,11 +678,11 @@ void tile_pass(uint g) {
   const uint lid = gl_LocalInvocationID.x;
   const uint inner = RANK - 1u;
   const uint n = in_dim(inner);
-  const uint total = (pc.n_in + CHUNK - 1u) / CHUNK;
+  const uint total = (N_IN + CHUNK - 1u) / CHUNK;
   const uint first = (g - lid) * TILE_PER;  // the workgroup's first chunk
   if (first >= total) return;              // the whole workgroup: past grad_in
   const uint e_begin = first * CHUNK;
-  const uint e_end = min(e_begin + TILE_PER * ROW_LANES * CHUNK, pc.n_in);
+  const uint e_end = min(e_begin + TILE_PER * ROW_LANES * CHUNK, N_IN);
   const uint r0 = div_in(e_begin, inner);
   const uint rows = min(div_in(e_end - 1u, inner) - r0 + 1u, TILE_ROWS);
   for (uint k = lid; k < rows; k += ROW_LANES) {
@@ -789,7 +795,7 @@ void copy_four(uint g) {
   const uint inner = RANK - 1u;
   const uint n = in_dim(inner);
   const uint left = left_pad(inner);
-  const uint total = (pc.n_in + CHUNK - 1u) / CHUNK;
+  const uint total = (N_IN + CHUNK - 1u) / CHUNK;
   const uint q0 = (g / 32u) * 128u + (g % 32u);
   uint looked_up = 0xFFFFFFFFu;  // the row whose outer axes terms / first_off hold
   uint terms = 0u, first_off = 0u;
@@ -949,7 +955,7 @@ void workgroup_edge_chunk(uint k) {
   for (uint j = 0u; j < CHUNK; ++j) {
     const uint e = k * CHUNK + j;
     BITS bits = BITS(0u);
-    if (e < pc.n_in) {
+    if (e < N_IN) {
       const uint row = div_in(e, inner);
       const uint ci = e - row * n;
       uint first_off;
@@ -980,7 +986,7 @@ void interleaved_pass(uint w) {
   const uint K = pc.per_block;
   const uint b = w / (K + 1u);
   const uint j = w - b * (K + 1u);
-  const uint total = (pc.n_in + CHUNK - 1u) / CHUNK;
+  const uint total = (N_IN + CHUNK - 1u) / CHUNK;
   if (j < K) {
     const uint c = b * K + j;  // copy workgroup: 1024 chunks
     if (c * 1024u < total) copy_four(c * ROW_LANES + lid);
@@ -989,8 +995,8 @@ void interleaved_pass(uint w) {
   const uint inner = RANK - 1u;
   const uint n = in_dim(inner);
   const uint block = K * 1024u * CHUNK;  // elements of the block's copy chunks
-  const uint e_lo = min(b * block, pc.n_in);
-  const uint e_hi = min(e_lo + block, pc.n_in);
+  const uint e_lo = min(b * block, N_IN);
+  const uint e_hi = min(e_lo + block, N_IN);
   const uint r_lo = div_in(e_lo + n - 1u, inner);  // first row starting at e_lo or after
   const uint r_hi = div_in(e_hi + n - 1u, inner);
   const uint count = (r_hi - r_lo) * pc.slots;

@@ -28,6 +28,7 @@ Context& poisoned_context() {
 Context& context_for(const ops::Target& target, const ContextOptions& options) {
   const ContextOptions o = selftest::context_options(target, options);
   const bool plain = o.disabled_features.empty() && !o.always_split_passes && !o.runtime_rank &&
+                     o.shape_constants == ShapeConstants::Auto &&
                      o.max_workgroups_x == 0 && !o.capture_pipeline_statistics && o.device.empty() &&
                      !o.validation.has_value();
   if (plain && !o.poison_new_tensors) return shared_context();
@@ -37,7 +38,8 @@ Context& context_for(const ops::Target& target, const ContextOptions& options) {
   // the layer's. (The function statics above are registered once their context is made.)
   static auto& contexts = *new std::map<std::string, std::unique_ptr<Context>>;
   const std::string key =
-      fmt::format("{}|{}|{}|{}|{}|{}|{}|{}", fmt::join(o.disabled_features, ","), o.always_split_passes, o.runtime_rank,
+      fmt::format("{}|{}|{}|{}|{}|{}|{}|{}|{}", fmt::join(o.disabled_features, ","), o.always_split_passes,
+                  o.runtime_rank, static_cast<int>(o.shape_constants),
                   o.poison_new_tensors, o.max_workgroups_x, o.capture_pipeline_statistics, o.device,
                   o.validation.has_value() ? int(*o.validation) : -1);
   auto& slot = contexts[key];

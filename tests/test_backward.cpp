@@ -294,19 +294,13 @@ TEST_P(Backward, DeterministicTilePassGeometries) {
   for (const auto& m : portable.validation_messages()) ADD_FAILURE() << "validation layer: " << m;
 }
 
-// The wrapper gives the deterministic kernel's passes their rank as specialization constant 1, and
-// a pass reads it from the push constants where its pipeline is built without it (a context with
-// runtime_rank builds them so), on ranks over 4, and in the passes that keep the push constant
-// (see pad_backward_det.comp). That path on the row pass (rank 4, rows of up to 120 outer
-// combinations), the tile pass beside the multi-row pass (rank 4, rows of whole chunks) and the
-// interleaved passes (rank 3), against the reference, bit for bit. New tensors start as 0xA5
-// bytes.
-TEST_P(Backward, DeterministicRuntimeRank) {
-  ContextOptions o;
+// The row pass (rank 4, rows of up to 120 outer combinations), the tile pass beside the multi-row
+// pass (rank 4, rows of whole chunks) and the interleaved passes (rank 3) of the deterministic
+// kernel, in a context opened with `o`, against the reference, bit for bit. New tensors start as
+// 0xA5 bytes.
+void expect_det_passes_match_reference(ContextOptions o, DType dtype) {
   o.poison_new_tensors = true;
-  o.runtime_rank = true;
   Context ctx(o);
-  const DType dtype = GetParam();
   const std::int64_t chunk = 16 / static_cast<std::int64_t>(byte_width(dtype));
   const std::int64_t elements = large_grad_in_elements(dtype);
   struct Geometry {
@@ -322,6 +316,24 @@ TEST_P(Backward, DeterministicRuntimeRank) {
   for (auto mode : {PadMode::Reflect, PadMode::Replicate})
     for (const auto& g : geometries) expect_det_matches_reference(ctx, dtype, g.in, {mode, g.left, g.right}, rng);
   for (const auto& m : ctx.validation_messages()) ADD_FAILURE() << "validation layer: " << m;
+}
+
+// The wrapper gives the deterministic kernel's passes their rank as specialization constant 1, and
+// a pass reads it from the push constants where its pipeline is built without it (a context with
+// runtime_rank builds them so), on ranks over 4, and in the passes that keep the push constant
+// (see pad_backward_det.comp).
+TEST_P(Backward, DeterministicRuntimeRank) {
+  ContextOptions o;
+  o.runtime_rank = true;
+  o.shape_constants = ShapeConstants::Never;
+  expect_det_passes_match_reference(o, GetParam());
+}
+
+// The same passes built for each geometry (every pass but the multi-row one; shape_constant.cpp).
+TEST_P(Backward, DeterministicShapeConstants) {
+  ContextOptions o;
+  o.shape_constants = ShapeConstants::Always;
+  expect_det_passes_match_reference(o, GetParam());
 }
 
 TEST_P(Backward, DeterministicMultiRowPass) {

@@ -70,14 +70,16 @@ TEST(GatherPlan, BenchShapesTakeTheMeasuredPasses) {
       // rank5 forward, rows of 68 elements with pads of 2: the tile pass, two chunks per invocation,
       // where rows are not whole chunks (1 and 2 bytes: 68 and 136 bytes); the aligned-row pass, one
       // chunk per invocation, where destination and source rows are (4 and 8 bytes: 272/256 and
-      // 544/512 bytes).
-      {"rank5 u8", {rank5_out, 1, 68, 2, 2, true}, GatherPass::Tile, tile2(rank5_out / 16), 0, 0},
-      {"rank5 f16", {rank5_out, 2, 68, 2, 2, true}, GatherPass::Tile, tile2(rank5_out / 8), 0, 0},
-      {"rank5 f32", {rank5_out, 4, 68, 2, 2, true}, GatherPass::AlignedRow, rank5_out / 4, 0, 0},
-      {"rank5 i64", {rank5_out, 8, 68, 2, 2, true}, GatherPass::AlignedRow, rank5_out / 2, 0, 0},
+      // 544/512 bytes) and its pipeline is built for the geometry, else the tile pass.
+      {"rank5 u8", {rank5_out, 1, 68, 2, 2, true, true}, GatherPass::Tile, tile2(rank5_out / 16), 0, 0},
+      {"rank5 f16", {rank5_out, 2, 68, 2, 2, true, true}, GatherPass::Tile, tile2(rank5_out / 8), 0, 0},
+      {"rank5 f32", {rank5_out, 4, 68, 2, 2, true, true}, GatherPass::AlignedRow, rank5_out / 4, 0, 0},
+      {"rank5 i64", {rank5_out, 8, 68, 2, 2, true, true}, GatherPass::AlignedRow, rank5_out / 2, 0, 0},
+      {"rank5 f32, shape_buf", {rank5_out, 4, 68, 2, 2, true, false}, GatherPass::Tile, tile2(rank5_out / 4), 0, 0},
+      {"rank5 i64, shape_buf", {rank5_out, 8, 68, 2, 2, true, false}, GatherPass::Tile, tile2(rank5_out / 2), 0, 0},
       // Destination rows of whole chunks over source rows that are not (f32 rows of 64 from 62):
       // the tile pass.
-      {"f32 68 from 62", {rank5_out, 4, 68, 3, 3, true}, GatherPass::Tile, tile2(rank5_out / 4), 0, 0},
+      {"f32 68 from 62", {rank5_out, 4, 68, 3, 3, true, true}, GatherPass::Tile, tile2(rank5_out / 4), 0, 0},
       // Whole-chunk rows under 1 MiB: the row pass.
       {"small f32 68", {4 * 68 * 10, 4, 68, 2, 2, false}, GatherPass::Row, (4 * 68 * 10 / 4 + 255) / 256 * 256, 0, 0},
       // image forward, rows of 518: four per invocation for 1 to 4 bytes, two for 8.
@@ -85,7 +87,7 @@ TEST(GatherPlan, BenchShapesTakeTheMeasuredPasses) {
       {"image f32", {image_out, 4, 518, 3, 3, true}, GatherPass::TileFour, tile4(image_out / 4), 0, 0},
       {"image i64", {image_out, 8, 518, 3, 3, true}, GatherPass::Tile, tile2(image_out / 2), 0, 0},
       // Aligned rows with a pad over 16 bytes: the tile pass.
-      {"i64 pad of 3", {rank5_out, 8, 68, 3, 1, true}, GatherPass::Tile, tile2(rank5_out / 2), 0, 0},
+      {"i64 pad of 3", {rank5_out, 8, 68, 3, 1, true, true}, GatherPass::Tile, tile2(rank5_out / 2), 0, 0},
       // crops (grad_in rows of whole chunks, no pads): the tile pass from 512 bytes, the row pass
       // below, the inner pass alone from 8192.
       {"image crop u8", {image_in, 1, 512, 0, 0, true}, GatherPass::Tile, tile2(image_in / 16), 0, 0},

@@ -19,6 +19,7 @@
 
 #include "fvk/error.hpp"
 #include "gpu_fixture.hpp"
+#include "runtime/device.hpp"
 #include "selftest/harness.hpp"
 
 namespace fvk::testing {
@@ -154,8 +155,9 @@ struct Geometry {
 
 // Runs each geometry through `target` with the split passes (reflect pads cut to dim - 1), bit for
 // bit against the CPU reference, and fails on any validation message.
-void run_geometries(const selftest::Target& target, const std::vector<Geometry>& geometries, std::uint64_t seed) {
-  Context& ctx = context_for(target, split_options());
+void run_geometries(const selftest::Target& target, const std::vector<Geometry>& geometries, std::uint64_t seed,
+                    const ContextOptions& options = split_options()) {
+  Context& ctx = context_for(target, options);
   const std::size_t seen = ctx.validation_messages().size();
   for (const auto& g : geometries) {
     selftest::Case c;
@@ -266,6 +268,14 @@ TEST(PadTilePass, WholeChunkRows) {
   }
 }
 
+// Split passes, each built for its geometry (ShapeConstants::Always): the dims, pads and element
+// count as specialization constants.
+ContextOptions shape_constant_options() {
+  ContextOptions o = split_options();
+  o.shape_constants = ShapeConstants::Always;
+  return o;
+}
+
 // pad.comp's aligned-row pass (destination and source rows both whole 16-byte chunks, with innermost
 // pads of at most 16 bytes: the rank-5 bench rows of 4- and 8-byte elements), one chunk per
 // invocation from a 32-byte window of its source row: plain chunks are one shift of the window for
@@ -273,7 +283,8 @@ TEST(PadTilePass, WholeChunkRows) {
 // Fixed corners per mode and width (pads at every offset of a chunk, a left or a right pad alone,
 // pads of exactly a chunk, rows wholly in outer pads, source rows of one chunk, rows of 512 bytes
 // and more, rank 1; and pads wider than a chunk, which the tile pass takes), then random geometries
-// of that kind.
+// of that kind. The wrapper takes the pass only where its pipeline is built for the geometry: here
+// always (ShapeConstants::Always).
 TEST(PadAlignedRowPass, Geometries) {
   for (const auto& target : split_targets()) {
     if (target.op != selftest::Op::Pad || !width_representative(target.dtype)) continue;
@@ -317,7 +328,7 @@ TEST(PadAlignedRowPass, Geometries) {
       if (g.left.back() > row - 1 || g.right.back() > row - 1) continue;
       geometries.push_back(g);
     }
-    run_geometries(target, geometries, 37);
+    run_geometries(target, geometries, 37, shape_constant_options());
   }
 }
 
@@ -353,6 +364,35 @@ std::vector<selftest::Target> runtime_rank_targets() {
 INSTANTIATE_TEST_SUITE_P(PadFamily, RuntimeRank, ::testing::ValuesIn(runtime_rank_targets()), target_name);
 
 TEST(RuntimeRankTargets, AllFound) { EXPECT_EQ(runtime_rank_targets().size(), 4u); }
+
+// The passes of pad.comp and of the deterministic backward built for each geometry
+// (ShapeConstants::Always, kernels/shape_constants.glsl), so every dim, pad and element count is a
+// constant the driver folds in: the random geometries with the split passes, each pad.comp kernel
+// with one dtype of its width, each deterministic backward.
+class ShapeConstantPasses : public ::testing::TestWithParam<selftest::Target> {};
+
+TEST_P(ShapeConstantPasses, RandomGeometriesMatchTheReference) {
+  Context& ctx = context_for(GetParam(), shape_constant_options());
+  const std::size_t built = ctx.runtime().pipelines_with_constants();
+  run_random_cases(ctx, GetParam());
+  EXPECT_GT(ctx.runtime().pipelines_with_constants(), built) << "no pipeline was built for a geometry";
+}
+
+std::vector<selftest::Target> shape_constant_targets() {
+  std::vector<selftest::Target> out;
+  for (const auto& t : split_targets(false)) {
+    const bool gather = t.op == selftest::Op::Pad || t.mode == PadMode::Constant;  // pad.comp
+    const bool det = t.kernel.find("_det_") != std::string::npos;
+    if ((gather && width_representative(t.dtype)) || det) out.push_back(t);
+  }
+  return out;
+}
+
+INSTANTIATE_TEST_SUITE_P(PadFamily, ShapeConstantPasses, ::testing::ValuesIn(shape_constant_targets()), target_name);
+
+// Forward pads and crops of four widths in three and one modes, and the deterministic backwards of
+// two modes and four dtypes.
+TEST(ShapeConstantTargets, AllFound) { EXPECT_EQ(shape_constant_targets().size(), 16u + 8u); }
 
 }  // namespace
 }  // namespace fvk::testing

@@ -8,6 +8,8 @@
 #include "fvk/context.hpp"
 #include "fvk/error.hpp"
 #include "gpu_fixture.hpp"
+#include "fvk/ops.hpp"
+#include "ops/shape_constant.hpp"
 #include "ops/targets.hpp"
 #include "runtime/device.hpp"
 #include "runtime/dispatch_grid.hpp"
@@ -198,6 +200,99 @@ TEST(Pipelines, RuntimeRankFromTheEnvironment) {
   EXPECT_EQ(ctx.runtime().kernel("pad_backward_reflect_det_f16", 5, 4).rank, 0u);
   Context plain;
   EXPECT_EQ(plain.runtime().kernel("pad_backward_reflect_det_f16", 5, 4).rank, 4u);
+}
+
+// Specialization constants besides the rank (pad.comp's geometry): one pipeline per distinct set,
+// keyed apart from the pipeline without them; the rank is kept with them on a runtime_rank device;
+// constant 1 (the rank) or one id twice is refused before any pipeline is built.
+TEST(Pipelines, OnePipelinePerSetOfConstants) {
+  ContextOptions o;
+  o.runtime_rank = true;
+  Context ctx(o);
+  auto& device = ctx.runtime();
+  const std::size_t before = device.pipelines_with_constants();
+  const rt::SpecConstant a[] = {{2, 1}, {3, 64}, {8, 8}, {16, 16}, {24, 4}};
+  const rt::SpecConstant b[] = {{2, 1}, {3, 64}, {8, 8}, {16, 16}, {24, 3}};
+  const auto& ka = device.kernel("pad_const_b4", 1, 1, a);
+  const auto& kb = device.kernel("pad_const_b4", 1, 1, b);
+  EXPECT_NE(&ka, &kb);
+  EXPECT_EQ(&device.kernel("pad_const_b4", 1, 1, a), &ka);
+  EXPECT_NE(&device.kernel("pad_const_b4", 1, 1), &ka);
+  EXPECT_EQ(ka.rank, 1u);
+  ASSERT_EQ(ka.constants.size(), 5u);
+  EXPECT_EQ(ka.constants[4].value, 4u);
+  EXPECT_EQ(device.pipelines_with_constants(), before + 2);
+  for (const auto& bad : {std::vector<rt::SpecConstant>{{1, 3}}, std::vector<rt::SpecConstant>{{2, 1}, {2, 1}}}) {
+    try {
+      (void)device.kernel("pad_const_b4", 1, 1, bad);
+      ADD_FAILURE() << "constant " << bad.back().id << " accepted";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.code(), ErrorCode::Internal);
+      EXPECT_NE(std::string(e.what()).find("specialization constant"), std::string::npos) << e.what();
+    }
+  }
+  EXPECT_EQ(device.pipelines_with_constants(), before + 2);
+  EXPECT_TRUE(ctx.validation_messages().empty());
+}
+
+// Where pipelines are built for one geometry: under Auto, the passes of pad.comp and of the
+// deterministic backward on destinations of 1 MiB and more, but for 1-byte rows in the tile pass
+// with four chunks (pass 6) and the multi-row pass (3), until kMaxShapePipelines are built; Always
+// at every size, with no cap; Never nowhere; the other kernels never.
+TEST(ShapeConstants, TheRule) {
+  using ops::shape_constants_rule;
+  const auto A = ShapeConstants::Auto;
+  const std::uint64_t big = 1 << 20, small = (1 << 20) - 1;
+  EXPECT_TRUE(shape_constants_rule(A, "pad_reflect_b4", 5, 4, big, 0));
+  EXPECT_TRUE(shape_constants_rule(A, "pad_backward_const_b1", 4, 4, big, 0));
+  EXPECT_TRUE(shape_constants_rule(A, "pad_const_portable_b2", 6, 3, big, 0));
+  EXPECT_TRUE(shape_constants_rule(A, "pad_backward_replicate_det_f16", 7, 4, big, 0));
+  EXPECT_TRUE(shape_constants_rule(A, "pad_replicate_b2", 6, 3, big, ops::kMaxShapePipelines - 1));
+  EXPECT_FALSE(shape_constants_rule(A, "pad_replicate_b2", 6, 3, big, ops::kMaxShapePipelines));
+  EXPECT_FALSE(shape_constants_rule(A, "pad_reflect_b4", 5, 4, small, 0));
+  EXPECT_FALSE(shape_constants_rule(A, "pad_reflect_b1", 6, 3, big, 0));
+  EXPECT_TRUE(shape_constants_rule(A, "pad_reflect_b1", 5, 3, big, 0));
+  EXPECT_FALSE(shape_constants_rule(A, "pad_backward_reflect_det_f32", 3, 4, big, 0));
+  EXPECT_FALSE(shape_constants_rule(ShapeConstants::Always, "pad_backward_reflect_det_f32", 3, 4, big, 0));
+  EXPECT_TRUE(shape_constants_rule(ShapeConstants::Always, "pad_reflect_b1", 6, 3, 16, ops::kMaxShapePipelines));
+  EXPECT_FALSE(shape_constants_rule(ShapeConstants::Never, "pad_reflect_b4", 5, 4, big, 0));
+  for (const char* other : {"pad_backward_reflect_f32", "masked_fill_b4", "contiguize_b4", "copy_b4"})
+    EXPECT_FALSE(shape_constants_rule(ShapeConstants::Always, other, 0, 2, big, 0)) << other;
+  EXPECT_FALSE(shape_constants_rule(ShapeConstants::Always, "pad_const_b4", 0, 8, big, 0));
+  EXPECT_FALSE(shape_constants_rule(ShapeConstants::Always, "pad_const_b4", 0, 0, big, 0));
+}
+
+// The op builds its passes for the geometry under Always, not under Never, nor under Auto below
+// 1 MiB; env FVK_SHAPE_CONSTANTS overrides the option, and a value it does not take is refused with
+// its name and the values it takes.
+TEST(ShapeConstants, TheSettingDecidesWhatTheOpBuilds) {
+  const HostTensor host = HostTensor::zeros(DType::F32, {3, 5, 20});
+  const PadSpec spec{PadMode::Reflect, {1, 2, 3}, {2, 1, 4}};
+  for (auto setting : {ShapeConstants::Never, ShapeConstants::Auto, ShapeConstants::Always}) {
+    ContextOptions o;
+    o.shape_constants = setting;
+    Context ctx(o);
+    (void)pad(ctx, ctx.upload(host), spec);
+    EXPECT_EQ(ctx.runtime().pipelines_with_constants() > 0, setting == ShapeConstants::Always)
+        << static_cast<int>(setting);
+  }
+  ASSERT_EQ(setenv("FVK_SHAPE_CONSTANTS", "never", 1), 0);
+  {
+    ContextOptions o;
+    o.shape_constants = ShapeConstants::Always;
+    Context ctx(o);
+    EXPECT_EQ(ctx.runtime().shape_constants(), ShapeConstants::Never);
+  }
+  ASSERT_EQ(setenv("FVK_SHAPE_CONSTANTS", "sometimes", 1), 0);
+  try {
+    Context ctx;
+    ADD_FAILURE() << "FVK_SHAPE_CONSTANTS=sometimes accepted";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::InvalidArgument);
+    EXPECT_NE(std::string(e.what()).find("FVK_SHAPE_CONSTANTS"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("auto, never or always"), std::string::npos) << e.what();
+  }
+  ASSERT_EQ(unsetenv("FVK_SHAPE_CONSTANTS"), 0);
 }
 
 // Pipeline statistics (`fvk stats`): refused on a device opened without the option, refused with

@@ -16,6 +16,16 @@ namespace rt {
 class Device;
 }
 
+// Whether pad.comp's and the deterministic backward's passes are built for one geometry (its dims,
+// pads and element count as specialization constants, so the driver folds them into the code): one
+// pipeline per geometry, built on its first dispatch.
+enum class ShapeConstants {
+  Auto,    // where that measured faster on the H200 (src/ops/shape_constant.cpp), for at most
+           // kMaxShapePipelines pipelines per context
+  Never,   // every pass reads the geometry at run time: no pipeline per geometry
+  Always,  // every pass of those kernels that can take them, at every size, without a cap (tests)
+};
+
 struct ContextOptions {
   // Device index or name substring. Empty: env FVK_DEVICE, else a discrete GPU, else integrated,
   // else a CPU device (lavapipe).
@@ -51,6 +61,8 @@ struct ContextOptions {
   // the constant, and as a way around a driver that compiles the constant rank wrongly. Also on
   // with env FVK_RUNTIME_RANK=1.
   bool runtime_rank = false;
+  // See ShapeConstants. Env FVK_SHAPE_CONSTANTS (auto, never or always) overrides it.
+  ShapeConstants shape_constants = ShapeConstants::Auto;
 };
 
 class Context {

@@ -47,11 +47,15 @@ GatherPlan plan_gather(const GatherShape& s) {
   // whole chunks (so every row starts on a chunk in both, a chunk clear of the pads is the same
   // shift of an aligned 32-byte window everywhere, and a pad chunk's elements lie in the window at
   // its row's start or end): the aligned-row pass, one chunk per invocation, under the tile pass's
-  // row limit on large destinations. Measured on the H200 against the tile pass: rank-5 rows of
-  // 272 bytes (f32) and 544 (i64).
+  // row limit on large destinations, where its pipeline is built for the geometry
+  // (shape_constant.cpp). Measured on the H200 against the tile pass, both so built
+  // (docs/data/h200_ab_shape_constants.md): rank-5 rows of 272 bytes (f32) 0.94-0.97x the time,
+  // of 544 (i64) 0.97x for reflect and replicate, 1.01x for constant; image i64 rows (pads of 24
+  // bytes) are not taken. Reading shape_buf it took 1.05-1.09x the tile pass's time on those rows
+  // (docs/data/h200_ab_aligned_row.md).
   const std::uint64_t src_row_bytes = (s.row - s.left - s.right) * s.width;
   const bool narrow_pads = s.left * s.width <= 16 && s.right * s.width <= 16;
-  if (s.big && !whole_rows && narrow_pads && row_bytes % 16 == 0 && src_row_bytes % 16 == 0 &&
+  if (s.big && s.aligned_rows && !whole_rows && narrow_pads && row_bytes % 16 == 0 && src_row_bytes % 16 == 0 &&
       row_bytes < kTileRowBytes) {
     return {GatherPass::AlignedRow, chunks_total};
   }

@@ -26,6 +26,7 @@ struct GatherShape {
   std::uint64_t row = 0;              // destination row (innermost dim) in elements, > 0
   std::uint64_t left = 0, right = 0;  // innermost pads in destination elements (a crop: 0)
   bool big = false;                   // the large-tensor passes: 1 MiB and more, or always split
+  bool aligned_rows = false;          // the aligned-row pass's pipeline is built for the geometry
 };
 
 struct GatherPlan {

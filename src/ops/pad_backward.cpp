@@ -12,6 +12,7 @@
 #include "ops/launch.hpp"
 #include "ops/pad_family.hpp"
 #include "ops/rank_constant.hpp"
+#include "ops/shape_constant.hpp"
 
 namespace fvk::ops {
 
@@ -374,12 +375,16 @@ void record_pad_backward(rt::Stream& stream, const PadGeometry& geometry, DType 
     const DetPasses passes = det_passes(g, dtype, stream.device().always_split_passes());
     auto& device = stream.device();
     const PadPush push{static_cast<std::uint32_t>(chunks), static_cast<std::uint32_t>(n_in), rank, 0, 0};
+    // Each pass's pipeline (the multi-row pass's: record_multi_row_pass).
+    const auto pipeline = [&](std::uint32_t pass) -> const rt::Kernel& {
+      return geometry_kernel(device, kernel_name, pass, g, static_cast<std::uint32_t>(n_in), n_in * byte_width(dtype));
+    };
     if (passes.row_pass) {  // 256 / R rows of R chunks per workgroup of 256 invocations
       const std::uint64_t rows_per_group = 256 / passes.row_chunks;
       const std::uint64_t invocations = grouped_invocations(n_in / n, rows_per_group);
       const PadPush rows{static_cast<std::uint32_t>(invocations), static_cast<std::uint32_t>(n_in), rank,
                          static_cast<std::uint32_t>(passes.row_chunks), 0};
-      stream.dispatch(pass_kernel(device, kernel_name, kRowPass, rank), bindings, bytes_of(rows), invocations);
+      stream.dispatch(pipeline(kRowPass), bindings, bytes_of(rows), invocations);
       return;
     }
     if (passes.tile || passes.tile_multi) {  // two chunks per invocation, 512 per workgroup
@@ -391,11 +396,11 @@ void record_pad_backward(rt::Stream& stream, const PadGeometry& geometry, DType 
       const std::uint32_t pass = !passes.tile_multi ? kTilePass
                                  : subgroup_queue   ? kTileSingleRowsSubgroups
                                                     : kTileSingleRows;
-      stream.dispatch(pass_kernel(device, kernel_name, pass, rank), bindings, bytes_of(tile), invocations);
+      stream.dispatch(pipeline(pass), bindings, bytes_of(tile), invocations);
       return;
     }
     if (!passes.split) {
-      stream.dispatch(pass_kernel(device, kernel_name, kOnePass, rank), bindings, bytes_of(push), chunks);
+      stream.dispatch(pipeline(kOnePass), bindings, bytes_of(push), chunks);
       return;
     }
     if (passes.interleave > 0) {  // the multi-row pass first (its invocations are longer), no barrier
@@ -406,7 +411,7 @@ void record_pad_backward(rt::Stream& stream, const PadGeometry& geometry, DType 
       const PadPush blocked{static_cast<std::uint32_t>(invocations), static_cast<std::uint32_t>(n_in), rank,
                             static_cast<std::uint32_t>(passes.slots), static_cast<std::uint32_t>(passes.interleave)};
       const std::uint32_t pass = passes.windows ? kInterleavedPass : kInterleavedMirrorsPass;
-      stream.dispatch(pass_kernel(device, kernel_name, pass, rank), bindings, bytes_of(blocked), invocations);
+      stream.dispatch(pipeline(pass), bindings, bytes_of(blocked), invocations);
       return;
     }
     // The passes write disjoint chunks (no barrier between them). The edge and multi-row passes go
@@ -418,13 +423,13 @@ void record_pad_backward(rt::Stream& stream, const PadGeometry& geometry, DType 
     const std::uint32_t edge_kernel = passes.workgroup_edges ? kWorkgroupEdgePass
                                       : passes.long_runs     ? kLongEdgePass
                                                              : kEdgePass;
-    stream.dispatch(pass_kernel(device, kernel_name, edge_kernel, rank), bindings, bytes_of(edges), edge_pass);
+    stream.dispatch(pipeline(edge_kernel), bindings, bytes_of(edges), edge_pass);
     if (passes.multi_row) record_multi_row_pass(stream, kernel_name, bindings, g, dtype, rank);
     // The copy pass: four chunks 32 apart per invocation (on the H200 against one: image
     // 0.94-0.99x the time, audio 0.99-1.03x).
     const std::uint64_t copy_pass = four_apart_invocations(chunks);
     const PadPush copies{static_cast<std::uint32_t>(copy_pass), static_cast<std::uint32_t>(n_in), rank, 0, 0};
-    stream.dispatch(pass_kernel(device, kernel_name, kCopyPass, rank), bindings, bytes_of(copies), copy_pass);
+    stream.dispatch(pipeline(kCopyPass), bindings, bytes_of(copies), copy_pass);
   }
 }
 

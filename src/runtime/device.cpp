@@ -105,6 +105,18 @@ bool env_flag(const char* name) {
   return v && std::strcmp(v, "0") != 0 && *v != '\0';
 }
 
+// ContextOptions::shape_constants, or env FVK_SHAPE_CONSTANTS where set.
+ShapeConstants shape_constants_setting(ShapeConstants option) {
+  const char* v = std::getenv("FVK_SHAPE_CONSTANTS");
+  if (v == nullptr || *v == '\0') return option;
+  const std::string_view s(v);
+  if (s == "auto") return ShapeConstants::Auto;
+  if (s == "never") return ShapeConstants::Never;
+  if (s == "always") return ShapeConstants::Always;
+  fail(ErrorCode::InvalidArgument,
+       fmt::format("env FVK_SHAPE_CONSTANTS is '{}'; it takes auto, never or always (or unset it)", s));
+}
+
 vk::raii::Instance make_instance(const vk::raii::Context& context, bool validation, bool synchronization = false) {
   vk::ApplicationInfo app{.pApplicationName = "fuel-vulkan-kernels",
                           .applicationVersion = 1,
@@ -182,7 +194,8 @@ std::vector<DeviceInfo> Device::enumerate() {
 Device::Device(const DeviceOptions& options)
     : always_split_passes_(options.always_split_passes),
       runtime_rank_(options.runtime_rank || env_flag("FVK_RUNTIME_RANK")),
-      capture_statistics_(options.capture_pipeline_statistics) {
+      capture_statistics_(options.capture_pipeline_statistics),
+      shape_constants_(shape_constants_setting(options.shape_constants)) {
   validation_ = options.validation.value_or(env_flag("FVK_VALIDATION"));
   try {
     instance_ = make_instance(context_, validation_, options.validate_synchronization || env_flag("FVK_VALIDATE_SYNC"));
@@ -295,19 +308,29 @@ Device::Device(const DeviceOptions& options)
 
 Device::~Device() = default;
 
-const Kernel& Device::kernel(const std::string& name, std::uint32_t pass, std::uint32_t rank) {
+const Kernel& Device::kernel(const std::string& name, std::uint32_t pass, std::uint32_t rank,
+                             std::span<const SpecConstant> constants) {
   std::lock_guard lock(kernels_mutex_);
-  if (runtime_rank_) rank = 0;
-  if (auto it = kernels_.find(std::tuple<std::string_view, std::uint32_t, std::uint32_t>{name, pass, rank});
-      it != kernels_.end())
-    return *it->second;
+  if (runtime_rank_ && constants.empty()) rank = 0;
+  std::u32string constants_key;
+  for (const auto& c : constants) {
+    constants_key.push_back(c.id);
+    constants_key.push_back(c.value);
+  }
+  using Key = std::tuple<std::string_view, std::uint32_t, std::uint32_t, std::u32string_view>;
+  if (auto it = kernels_.find(Key{name, pass, rank, constants_key}); it != kernels_.end()) return *it->second;
+  for (std::size_t i = 0; i < constants.size(); ++i)
+    if (constants[i].id == 1 || std::any_of(constants.begin(), constants.begin() + static_cast<std::ptrdiff_t>(i),
+                                            [&](const SpecConstant& c) { return c.id == constants[i].id; }))
+      fail(ErrorCode::Internal, fmt::format("kernel '{}': specialization constant {} given twice (1 is the rank)",
+                                            name, constants[i].id));
   const auto& table = embedded::table();
   const auto entry = std::find_if(table.begin(), table.end(), [&](const auto& k) { return k.name == name; });
   if (entry == table.end()) fail(ErrorCode::Internal, fmt::format("kernel '{}' is not in the EMBEDDED table", name));
   // One layout for all of the kernel's passes, whichever bindings a pass's module leaves out: read
   // from its modules once, then from any pipeline of the kernel already built. reflect_passes
   // refuses a kernel without modules.
-  const auto built = kernels_.lower_bound(std::tuple<std::string_view, std::uint32_t, std::uint32_t>{name, 0, 0});
+  const auto built = kernels_.lower_bound(Key{name, 0, 0, {}});
   SpirvInterface iface =
       built != kernels_.end() && std::get<0>(built->first) == name ? built->second->interface : reflect_passes(entry->passes);
   if (pass >= entry->passes.size())
@@ -334,21 +357,31 @@ const Kernel& Device::kernel(const std::string& name, std::uint32_t pass, std::u
                                             .pSetLayouts = &raw_set_layout,
                                             .pushConstantRangeCount = iface.push_constant_bytes ? 1u : 0u,
                                             .pPushConstantRanges = &range});
-  // Constant 1, the rank, where it is set (the pass is the module).
-  const vk::SpecializationMapEntry rank_entry{.constantID = 1, .offset = 0, .size = sizeof(std::uint32_t)};
-  const vk::SpecializationInfo specialization{
-      .mapEntryCount = 1, .pMapEntries = &rank_entry, .dataSize = sizeof(rank), .pData = &rank};
+  // Constant 1, the rank, where it is set (the pass is the module), then the others.
+  std::vector<std::uint32_t> values{rank};
+  std::vector<vk::SpecializationMapEntry> entries{{.constantID = 1, .offset = 0, .size = sizeof(std::uint32_t)}};
+  for (const auto& c : constants) {
+    entries.push_back({.constantID = c.id,
+                       .offset = static_cast<std::uint32_t>(values.size() * sizeof(std::uint32_t)),
+                       .size = sizeof(std::uint32_t)});
+    values.push_back(c.value);
+  }
+  const vk::SpecializationInfo specialization{.mapEntryCount = static_cast<std::uint32_t>(entries.size()),
+                                              .pMapEntries = entries.data(),
+                                              .dataSize = values.size() * sizeof(std::uint32_t),
+                                              .pData = values.data()};
   vk::ComputePipelineCreateInfo pipeline_info{
       .flags = capture_statistics_ ? vk::PipelineCreateFlagBits::eCaptureStatisticsKHR : vk::PipelineCreateFlags{},
       .stage = {.stage = vk::ShaderStageFlagBits::eCompute,
                 .module = *module,
                 .pName = "main",
-                .pSpecializationInfo = rank == 0 ? nullptr : &specialization},
+                .pSpecializationInfo = rank == 0 && constants.empty() ? nullptr : &specialization},
       .layout = *layout};
   vk::raii::Pipeline pipeline(device_, nullptr, pipeline_info);
-  auto k = std::make_unique<Kernel>(Kernel{name, pass, rank, iface, std::move(module), std::move(set_layout),
+  if (!constants.empty()) ++pipelines_with_constants_;
+  auto k = std::make_unique<Kernel>(Kernel{name, pass, rank, {constants.begin(), constants.end()}, iface, std::move(module), std::move(set_layout),
                                            std::move(layout), std::move(pipeline)});
-  return *kernels_.emplace(std::tuple{name, pass, rank}, std::move(k)).first->second;
+  return *kernels_.emplace(std::tuple{name, pass, rank, constants_key}, std::move(k)).first->second;
 }
 
 std::vector<std::string> Device::validation_messages() const {

@@ -8,12 +8,14 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <tuple>
 #include <vector>
 #include <vulkan/vulkan_raii.hpp>
 
+#include "fvk/context.hpp"
 #include "fvk/device_info.hpp"
 #include "runtime/buffer_pool.hpp"
 #include "runtime/pipeline_statistics.hpp"
@@ -21,12 +23,19 @@
 
 namespace fvk::rt {
 
+// A specialization constant other than the rank (constant 1): its constant_id and value.
+struct SpecConstant {
+  std::uint32_t id = 0;
+  std::uint32_t value = 0;
+};
+
 // A compute pipeline built from one pass's SPIR-V module of an EMBEDDED kernel; its layout comes
 // from the SPIR-V itself (the union of the bindings of all the kernel's passes).
 struct Kernel {
   std::string name;
   std::uint32_t pass = 0;  // the module of the kernel's pass (0 for a kernel without passes)
   std::uint32_t rank = 0;  // specialization constant 1 (0: the shader reads the rank at run time)
+  std::vector<SpecConstant> constants;  // the other specialization constants set (most pipelines: none)
   SpirvInterface interface;
   vk::raii::ShaderModule module;
   vk::raii::DescriptorSetLayout set_layout;
@@ -49,6 +58,7 @@ struct DeviceOptions {
   bool capture_pipeline_statistics = false;    // see ContextOptions
   bool validate_synchronization = false;       // see ContextOptions
   bool runtime_rank = false;                   // see ContextOptions
+  ShapeConstants shape_constants = ShapeConstants::Auto;  // see ContextOptions
 };
 
 class Device {
@@ -75,7 +85,12 @@ class Device {
   // to the axes there are, and shape_buf's offsets become constants. A shader without that constant
   // ignores it (Vulkan leaves map entries of undeclared constants without effect). A device opened
   // with runtime_rank ignores `rank`.
-  const Kernel& kernel(const std::string& name, std::uint32_t pass = 0, std::uint32_t rank = 0);
+  // `constants` sets further specialization constants (ids other than 1, each once; pad.comp's
+  // geometry, src/ops/shape_constant.cpp): one pipeline per distinct set, so the caller decides
+  // where that pays. With constants, `rank` is kept on a runtime_rank device too (the shader may
+  // need it with them).
+  const Kernel& kernel(const std::string& name, std::uint32_t pass = 0, std::uint32_t rank = 0,
+                       std::span<const SpecConstant> constants = {});
 
   // Messages the validation layer reported (warnings and errors) since the device was created.
   std::vector<std::string> validation_messages() const;
@@ -92,6 +107,11 @@ class Device {
   // capture_pipeline_statistics (DeviceOptions), else InvalidArgument.
   std::vector<PipelineStatistic> pipeline_statistics(const Kernel& kernel) const;
 
+  // Where pipelines are built for one geometry (ContextOptions, or env FVK_SHAPE_CONSTANTS), and how
+  // many built with specialization constants besides the rank there are.
+  ShapeConstants shape_constants() const { return shape_constants_; }
+  std::size_t pipelines_with_constants() const { return pipelines_with_constants_; }
+
   // Whether the pad family splits into passes whenever the shape allows (ContextOptions).
   bool always_split_passes() const { return always_split_passes_; }
 
@@ -103,6 +123,8 @@ class Device {
   bool always_split_passes_ = false;
   bool runtime_rank_ = false;        // kernel() leaves specialization constant 1 unset
   bool capture_statistics_ = false;  // pipelines created with eCaptureStatisticsKHR
+  ShapeConstants shape_constants_ = ShapeConstants::Auto;
+  std::atomic<std::size_t> pipelines_with_constants_{0};
   std::unique_ptr<ValidationSink> sink_ = std::make_unique<ValidationSink>();  // outlives the messenger
   vk::raii::Context context_;
   vk::raii::Instance instance_{nullptr};
@@ -114,8 +136,10 @@ class Device {
   vk::raii::Queue queue_{nullptr};
   vk::raii::CommandPool command_pool_{nullptr};
   std::unique_ptr<BufferPool> temp_pool_;  // its buffers go before the device
-  // Keyed by (name, pass, rank); looked up with a string_view, so a dispatch builds no string.
-  std::map<std::tuple<std::string, std::uint32_t, std::uint32_t>, std::unique_ptr<Kernel>, std::less<>> kernels_;
+  // Keyed by (name, pass, rank, the other constants as id, value, id, ...); looked up with string
+  // views, so a dispatch without other constants builds no string.
+  std::map<std::tuple<std::string, std::uint32_t, std::uint32_t, std::u32string>, std::unique_ptr<Kernel>, std::less<>>
+      kernels_;
   std::mutex kernels_mutex_;
   std::atomic<std::uint64_t> dispatch_count_{0};
   std::atomic<std::uint64_t> submit_count_{0};

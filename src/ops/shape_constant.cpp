@@ -1,0 +1,74 @@
+// The geometry as specialization constants: the driver folds every dim, pad and division by a dim
+// into the pass's code (a division by a dim becomes a multiply by a constant, a loop over the axes
+// straight-line code with its pads and bounds as immediates), at the price of one pipeline per
+// geometry, compiled on its first dispatch.
+//
+// Measured on the H200 against the same passes reading shape_buf (docs/data/h200_ab_shape_constants.md,
+// two rounds, interleaved): rank5 forward pads 0.82-0.87x the time for 1-byte elements, 0.88-0.94x
+// for 2-byte, 0.93-0.95x for 4-byte and 0.94-0.99x for 8-byte; rank5 crops 0.92-0.99x; image rows
+// 0.98-1.00x, except 1-byte rows in the tile pass with four chunks per invocation (pass 6), which
+// took 1.06x and so keep shape_buf.
+#include "ops/shape_constant.hpp"
+
+#include "fvk/error.hpp"
+#include "ops/rank_constant.hpp"
+
+namespace fvk::ops {
+namespace {
+
+constexpr std::uint32_t kTilePassFour = 6;  // pad.comp's tile pass with four chunks per invocation
+constexpr std::uint32_t kDetMultiRow = 3;   // the deterministic backward's multi-row pass
+
+bool is_pad_comp(std::string_view kernel) {
+  return kernel.starts_with("pad_const_") || kernel.starts_with("pad_reflect_") ||
+         kernel.starts_with("pad_replicate_") || kernel.starts_with("pad_backward_const_");
+}
+bool is_det(std::string_view kernel) {
+  return kernel.starts_with("pad_backward_reflect_det") || kernel.starts_with("pad_backward_replicate_det");
+}
+
+}  // namespace
+
+bool shape_constants_rule(ShapeConstants setting, std::string_view kernel, std::uint32_t pass, std::uint32_t rank,
+                          std::uint64_t dst_bytes, std::size_t built) {
+  if (rank == 0 || rank > 7) return false;
+  // The multi-row pass keeps its rank at run time (rank_constant.cpp: the H200's driver compiled it
+  // wrong with the rank constant), and the geometry constants need the rank.
+  if (!is_pad_comp(kernel) && !(is_det(kernel) && pass != kDetMultiRow)) return false;
+  switch (setting) {
+    case ShapeConstants::Never: return false;
+    case ShapeConstants::Always: return true;
+    case ShapeConstants::Auto: break;
+  }
+  if (dst_bytes < (std::uint64_t{1} << 20) || built >= kMaxShapePipelines) return false;
+  if (is_pad_comp(kernel) && pass == kTilePassFour && kernel.ends_with("_b1")) return false;
+  return true;
+}
+
+bool takes_shape_constants(const rt::Device& device, std::string_view kernel, std::uint32_t pass, std::uint32_t rank,
+                           std::uint64_t dst_bytes) {
+  return shape_constants_rule(device.shape_constants(), kernel, pass, rank, dst_bytes,
+                              device.pipelines_with_constants());
+}
+
+std::vector<rt::SpecConstant> shape_constants(const PadGeometry& g, std::uint32_t n_dst) {
+  if (g.in.empty() || g.in.size() > 7)
+    fail(ErrorCode::Internal, "shape constants: the kernels take ranks 1 to 7 as constants");
+  std::vector<rt::SpecConstant> c{{2, 1}, {3, n_dst}};
+  for (std::uint32_t a = 0; a < g.in.size(); ++a) {
+    c.push_back({8 + a, static_cast<std::uint32_t>(g.in[a])});
+    c.push_back({16 + a, static_cast<std::uint32_t>(g.out[a])});
+    c.push_back({24 + a, static_cast<std::uint32_t>(g.left[a])});
+  }
+  return c;
+}
+
+const rt::Kernel& geometry_kernel(rt::Device& device, const std::string& kernel, std::uint32_t pass,
+                                  const PadGeometry& g, std::uint32_t n_dst, std::uint64_t dst_bytes) {
+  const auto rank = static_cast<std::uint32_t>(g.in.size());
+  if (takes_shape_constants(device, kernel, pass, rank, dst_bytes))
+    return device.kernel(kernel, pass, rank, shape_constants(g, n_dst));
+  return pass_kernel(device, kernel, pass, rank);
+}
+
+}  // namespace fvk::ops

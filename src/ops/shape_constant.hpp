@@ -1,0 +1,40 @@
+// Which pipelines of pad.comp and of the deterministic backward are built for one geometry, its
+// dims, pads and element count given as specialization constants (kernels/shape_constants.glsl):
+// the one place that decides.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "fvk/pad_spec.hpp"
+#include "runtime/device.hpp"
+
+namespace fvk::ops {
+
+// Under ShapeConstants::Auto, no further pipeline is built for one geometry once a device holds
+// this many (each is a driver compile on first use and device memory for as long as it lives).
+inline constexpr std::size_t kMaxShapePipelines = 512;
+
+// The rule: whether pass `pass` of kernel `kernel` is built for the geometry of a destination of
+// `dst_bytes` with `rank` axes (after merging neighbouring unpadded axes) under `setting`, on a
+// device that holds `built` pipelines built with constants besides the rank.
+bool shape_constants_rule(ShapeConstants setting, std::string_view kernel, std::uint32_t pass, std::uint32_t rank,
+                          std::uint64_t dst_bytes, std::size_t built);
+// The rule on `device` (its setting and pipelines).
+bool takes_shape_constants(const rt::Device& device, std::string_view kernel, std::uint32_t pass, std::uint32_t rank,
+                           std::uint64_t dst_bytes);
+
+// The constants of kernels/shape_constants.glsl for geometry `g` (merged, rank 1 to 7) whose
+// destination holds `n_dst` elements: the same dims and pads as shape_buf(g).
+std::vector<rt::SpecConstant> shape_constants(const PadGeometry& g, std::uint32_t n_dst);
+
+// The pipeline of pass `pass` of `kernel` for geometry `g` (merged) and a destination of `n_dst`
+// elements and `dst_bytes` bytes: built for the geometry where takes_shape_constants says so, else
+// with the rank alone where rank_constant says so (pass_kernel).
+const rt::Kernel& geometry_kernel(rt::Device& device, const std::string& kernel, std::uint32_t pass,
+                                  const PadGeometry& g, std::uint32_t n_dst, std::uint64_t dst_bytes);
+
+}  // namespace fvk::ops
