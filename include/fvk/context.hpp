@@ -23,7 +23,9 @@ enum class ShapeConstants {
   Auto,    // where that measured faster on the H200 (src/ops/shape_constant.cpp), for at most
            // kMaxShapePipelines pipelines per context
   Never,   // every pass reads the geometry at run time: no pipeline per geometry
-  Always,  // every pass of those kernels that can take them, at every size, without a cap (tests)
+  Always,  // every pass of those kernels that can take them, at every size, without a cap: for
+           // programs that repeat the same small shapes (the H200's small set took 0.86-0.94x the
+           // time) and for tests
 };
 
 struct ContextOptions {

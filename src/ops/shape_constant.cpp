@@ -7,7 +7,9 @@
 // two rounds, interleaved): rank5 forward pads 0.82-0.87x the time for 1-byte elements, 0.88-0.94x
 // for 2-byte, 0.93-0.95x for 4-byte and 0.94-0.99x for 8-byte; rank5 crops 0.92-0.99x; image rows
 // 0.98-1.00x, except 1-byte rows in the tile pass with four chunks per invocation (pass 6), which
-// took 1.06x and so keep shape_buf.
+// took 1.06x and so keep shape_buf. Destinations under 1 MiB keep shape_buf under Auto: the small
+// set took 0.86-0.94x the time with the constants, but each new geometry costs a compile (about
+// 57 ms on the H200, cold) against ops of 4-8 us; ShapeConstants::Always gives them the constants.
 #include "ops/shape_constant.hpp"
 
 #include "fvk/error.hpp"
