@@ -46,7 +46,6 @@ layout(set = 0, binding = 1, std430) writeonly buffer Dst { uvec4 dst[]; };
 layout(set = 0, binding = 1, std430) writeonly buffer DstW { uint dst_w[]; };
 #include "window.glsl"
 layout(set = 0, binding = 2, std430) readonly buffer ShapeBuf { uint shape_buf[]; };
-#include "shape_constants.glsl"
 
 layout(push_constant) uniform Params {
   uint n_chunks;  // invocations of the main pass (see main)
@@ -74,10 +73,8 @@ const bool RANK_KNOWN = RANK_SC != 0u;
 
 // The geometry, from the shape constants where the pipeline was built for one (the wrapper then sets
 // the rank too), else from shape_buf and the push constants.
+#include "shape_constants.glsl"
 #define N_DST (SHAPE_KNOWN ? N_DST_SC : pc.n_dst)
-uint in_dim(uint a) { return SHAPE_KNOWN ? sc_in_dim(a) : shape_buf[a]; }
-uint out_dim(uint a) { return SHAPE_KNOWN ? sc_out_dim(a) : shape_buf[RANK + a]; }
-uint left_pad(uint a) { return SHAPE_KNOWN ? sc_left_pad(a) : shape_buf[2u * RANK + a]; }
 
 #if MODE == 3
 uint dst_dim(uint a) { return in_dim(a); }

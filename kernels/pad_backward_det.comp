@@ -96,9 +96,6 @@ const bool RANK_KNOWN = RANK_SC != 0u;
 // the rank too; src/ops/shape_constant.cpp), else from shape_buf and the push constants.
 #include "shape_constants.glsl"
 #define N_IN (SHAPE_KNOWN ? N_DST_SC : pc.n_in)
-uint in_dim(uint a) { return SHAPE_KNOWN ? sc_in_dim(a) : shape_buf[a]; }
-uint out_dim(uint a) { return SHAPE_KNOWN ? sc_out_dim(a) : shape_buf[RANK + a]; }
-uint left_pad(uint a) { return SHAPE_KNOWN ? sc_left_pad(a) : shape_buf[2u * RANK + a]; }
 
 // n / in_dim(a): a division by a constant where the geometry is one (the driver picks its
 // multiply-high), else by multiply-high and shifts (Granlund-Montgomery, exact for every 32-bit n).

@@ -1,9 +1,10 @@
-// The geometry as specialization constants, for pad.comp's passes: where the wrapper builds a
-// pipeline for one geometry (src/ops/shape_constant.cpp decides where), constant 2 is 1, constant 3
-// the destination's element count, and per axis a (rank <= 7) constant 8 + a its input dim, 16 + a
-// its output dim and 24 + a its left pad. The shader then reads them instead of shape_buf and its
-// push constants, and the driver folds every dim, pad and division by a dim into the code. 0 (the
-// default): read at run time.
+// The geometry as specialization constants, for pad.comp's and the deterministic backward's passes:
+// where the wrapper builds a pipeline for one geometry (src/ops/shape_constant.cpp decides where),
+// constant 2 is 1, constant 3 the destination's element count, and per axis a (rank <= 7) constant
+// 8 + a its input dim, 16 + a its output dim and 24 + a its left pad. The accessors below then read
+// them instead of shape_buf, and the driver folds every dim, pad and division by a dim into the code.
+// 0 (the default): read at run time. Include after declaring shape_buf ([in_shape, out_shape,
+// left_pad, ...], `RANK` entries each) and RANK.
 #ifndef FVK_SHAPE_CONSTANTS_GLSL
 #define FVK_SHAPE_CONSTANTS_GLSL
 
@@ -33,43 +34,31 @@ layout(constant_id = 28) const uint SC_LEFT4 = 0u;
 layout(constant_id = 29) const uint SC_LEFT5 = 0u;
 layout(constant_id = 30) const uint SC_LEFT6 = 0u;
 
-// Axis a's constants; a is a constant at compile time wherever the loops over the axes unroll, and
-// each switch then folds to one constant.
-uint sc_in_dim(uint a) {  // the input dim
-  switch (a) {
-    case 0u: return SC_IN0;
-    case 1u: return SC_IN1;
-    case 2u: return SC_IN2;
-    case 3u: return SC_IN3;
-    case 4u: return SC_IN4;
-    case 5u: return SC_IN5;
-    case 6u: return SC_IN6;
-  }
-  return 0u;
+// Axis a's constant of the set P (SC_IN, SC_OUT, SC_LEFT); a is a constant at compile time wherever
+// the loops over the axes unroll, and the switch then folds to one constant.
+#define FVK_AXIS_CONSTANT(P)                                                                          \
+  switch (a) {                                                                                         \
+    case 0u: return P##0;                                                                              \
+    case 1u: return P##1;                                                                              \
+    case 2u: return P##2;                                                                              \
+    case 3u: return P##3;                                                                              \
+    case 4u: return P##4;                                                                              \
+    case 5u: return P##5;                                                                              \
+    case 6u: return P##6;                                                                              \
+  }                                                                                                    \
+  return 0u
+
+uint in_dim(uint a) {
+  if (!SHAPE_KNOWN) return shape_buf[a];
+  FVK_AXIS_CONSTANT(SC_IN);
 }
-uint sc_out_dim(uint a) {  // the output dim
-  switch (a) {
-    case 0u: return SC_OUT0;
-    case 1u: return SC_OUT1;
-    case 2u: return SC_OUT2;
-    case 3u: return SC_OUT3;
-    case 4u: return SC_OUT4;
-    case 5u: return SC_OUT5;
-    case 6u: return SC_OUT6;
-  }
-  return 0u;
+uint out_dim(uint a) {
+  if (!SHAPE_KNOWN) return shape_buf[RANK + a];
+  FVK_AXIS_CONSTANT(SC_OUT);
 }
-uint sc_left_pad(uint a) {  // the left pad
-  switch (a) {
-    case 0u: return SC_LEFT0;
-    case 1u: return SC_LEFT1;
-    case 2u: return SC_LEFT2;
-    case 3u: return SC_LEFT3;
-    case 4u: return SC_LEFT4;
-    case 5u: return SC_LEFT5;
-    case 6u: return SC_LEFT6;
-  }
-  return 0u;
+uint left_pad(uint a) {
+  if (!SHAPE_KNOWN) return shape_buf[2u * RANK + a];
+  FVK_AXIS_CONSTANT(SC_LEFT);
 }
 
 #endif

@@ -7,7 +7,6 @@
 #include "ops/gather_plan.hpp"
 #include "ops/launch.hpp"
 #include "ops/pad_family.hpp"
-#include "ops/rank_constant.hpp"
 #include "ops/shape_constant.hpp"
 
 namespace fvk::ops {
@@ -53,16 +52,16 @@ void record_gather(rt::Stream& stream, const std::string& kernel_name, const Pad
                                       stream.upload_small(std::as_bytes(std::span(sb)))};
   auto& device = stream.device();
   // Destinations of 1 MiB and more take the passes that pay off on large tensors.
-  const GatherPlan plan = plan_gather(
-      {n_dst, width, row, left, right, takes_large_passes(device, n_dst * width),
-       takes_shape_constants(device, kernel_name, static_cast<std::uint32_t>(GatherPass::AlignedRow),
-                             static_cast<std::uint32_t>(g.in.size()), n_dst * width)});
+  const GeometryPipelines pipelines(device, kernel_name, g, static_cast<std::uint32_t>(n_dst), n_dst * width);
+  const GatherPlan plan =
+      plan_gather({n_dst, width, row, left, right, takes_large_passes(device, n_dst * width),
+                   pipelines.specialized(static_cast<std::uint32_t>(GatherPass::AlignedRow))});
   const GatherPush push{static_cast<std::uint32_t>(plan.invocations), static_cast<std::uint32_t>(n_dst),
                         static_cast<std::uint32_t>(g.in.size()),      static_cast<std::uint32_t>(fill_bits),
                         static_cast<std::uint32_t>(fill_bits >> 32),  static_cast<std::uint32_t>(plan.edge),
                         static_cast<std::uint32_t>(plan.slots)};
   const auto pipeline = [&](GatherPass pass) -> const rt::Kernel& {
-    return geometry_kernel(device, kernel_name, static_cast<std::uint32_t>(pass), g, push.n_dst, n_dst * width);
+    return pipelines(static_cast<std::uint32_t>(pass));
   };
   // The two passes write disjoint chunks, so no barrier between them; the edge pass goes first, so
   // its few, slower invocations run alongside the inner pass instead of after it.

@@ -376,9 +376,8 @@ void record_pad_backward(rt::Stream& stream, const PadGeometry& geometry, DType 
     auto& device = stream.device();
     const PadPush push{static_cast<std::uint32_t>(chunks), static_cast<std::uint32_t>(n_in), rank, 0, 0};
     // Each pass's pipeline (the multi-row pass's: record_multi_row_pass).
-    const auto pipeline = [&](std::uint32_t pass) -> const rt::Kernel& {
-      return geometry_kernel(device, kernel_name, pass, g, static_cast<std::uint32_t>(n_in), n_in * byte_width(dtype));
-    };
+    const GeometryPipelines pipeline(device, kernel_name, g, static_cast<std::uint32_t>(n_in),
+                                     n_in * byte_width(dtype));
     if (passes.row_pass) {  // 256 / R rows of R chunks per workgroup of 256 invocations
       const std::uint64_t rows_per_group = 256 / passes.row_chunks;
       const std::uint64_t invocations = grouped_invocations(n_in / n, rows_per_group);

@@ -65,12 +65,15 @@ std::vector<rt::SpecConstant> shape_constants(const PadGeometry& g, std::uint32_
   return c;
 }
 
-const rt::Kernel& geometry_kernel(rt::Device& device, const std::string& kernel, std::uint32_t pass,
-                                  const PadGeometry& g, std::uint32_t n_dst, std::uint64_t dst_bytes) {
-  const auto rank = static_cast<std::uint32_t>(g.in.size());
-  if (takes_shape_constants(device, kernel, pass, rank, dst_bytes))
-    return device.kernel(kernel, pass, rank, shape_constants(g, n_dst));
-  return pass_kernel(device, kernel, pass, rank);
+bool GeometryPipelines::specialized(std::uint32_t pass) const {
+  return takes_shape_constants(device_, kernel_, pass, static_cast<std::uint32_t>(g_.in.size()), dst_bytes_);
+}
+
+const rt::Kernel& GeometryPipelines::operator()(std::uint32_t pass) const {
+  const auto rank = static_cast<std::uint32_t>(g_.in.size());
+  if (!specialized(pass)) return pass_kernel(device_, kernel_, pass, rank);
+  if (constants_.empty()) constants_ = shape_constants(g_, n_dst_);
+  return device_.kernel(kernel_, pass, rank, constants_);
 }
 
 }  // namespace fvk::ops

@@ -31,10 +31,27 @@ bool takes_shape_constants(const rt::Device& device, std::string_view kernel, st
 // destination holds `n_dst` elements: the same dims and pads as shape_buf(g).
 std::vector<rt::SpecConstant> shape_constants(const PadGeometry& g, std::uint32_t n_dst);
 
-// The pipeline of pass `pass` of `kernel` for geometry `g` (merged) and a destination of `n_dst`
-// elements and `dst_bytes` bytes: built for the geometry where takes_shape_constants says so, else
-// with the rank alone where rank_constant says so (pass_kernel).
-const rt::Kernel& geometry_kernel(rt::Device& device, const std::string& kernel, std::uint32_t pass,
-                                  const PadGeometry& g, std::uint32_t n_dst, std::uint64_t dst_bytes);
+// The pipelines of one op's passes of `kernel` for geometry `g` (merged) and a destination of `n_dst`
+// elements and `dst_bytes` bytes: each pass's built for the geometry where takes_shape_constants
+// says so (the constants worked out once, on the first such pass), else with the rank alone where
+// rank_constant says so (pass_kernel). Holds references: lives for the recording of one op.
+class GeometryPipelines {
+ public:
+  GeometryPipelines(rt::Device& device, const std::string& kernel, const PadGeometry& g, std::uint32_t n_dst,
+                    std::uint64_t dst_bytes)
+      : device_(device), kernel_(kernel), g_(g), n_dst_(n_dst), dst_bytes_(dst_bytes) {}
+
+  // Whether pass `pass`'s pipeline is built for the geometry.
+  bool specialized(std::uint32_t pass) const;
+  const rt::Kernel& operator()(std::uint32_t pass) const;
+
+ private:
+  rt::Device& device_;
+  const std::string& kernel_;
+  const PadGeometry& g_;
+  std::uint32_t n_dst_;
+  std::uint64_t dst_bytes_;
+  mutable std::vector<rt::SpecConstant> constants_;  // empty until a pass needs them
+};
 
 }  // namespace fvk::ops
