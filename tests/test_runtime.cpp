@@ -252,8 +252,10 @@ TEST(ShapeConstants, TheRule) {
   EXPECT_FALSE(shape_constants_rule(A, "pad_reflect_b4", 5, 4, small, 0));
   EXPECT_FALSE(shape_constants_rule(A, "pad_reflect_b1", 6, 3, big, 0));
   EXPECT_TRUE(shape_constants_rule(A, "pad_reflect_b1", 5, 3, big, 0));
-  EXPECT_FALSE(shape_constants_rule(A, "pad_backward_reflect_det_f32", 3, 4, big, 0));
-  EXPECT_FALSE(shape_constants_rule(ShapeConstants::Always, "pad_backward_reflect_det_f32", 3, 4, big, 0));
+  // The deterministic backward's multi-row pass too (it keeps the run-time rank only without them).
+  EXPECT_TRUE(shape_constants_rule(A, "pad_backward_reflect_det_f32", 3, 4, big, 0));
+  EXPECT_FALSE(shape_constants_rule(A, "pad_backward_reflect_det_f32", 3, 4, 16, 0));
+  EXPECT_TRUE(shape_constants_rule(ShapeConstants::Always, "pad_backward_replicate_det_f32", 3, 4, 16, 0));
   EXPECT_TRUE(shape_constants_rule(ShapeConstants::Always, "pad_reflect_b1", 6, 3, 16, ops::kMaxShapePipelines));
   EXPECT_FALSE(shape_constants_rule(ShapeConstants::Never, "pad_reflect_b4", 5, 4, big, 0));
   for (const char* other : {"pad_backward_reflect_f32", "masked_fill_b4", "contiguize_b4", "copy_b4"})

@@ -228,20 +228,19 @@ std::uint64_t multi_rows(const PadGeometry& g) {
 
 // pad_backward_det.comp's multi-row pass (REGION 3): one invocation per chunk that can start in a
 // row with several outer contributors. It writes chunks no other pass writes: no barrier around it.
-// On the H200 against the workgroups of 256 rows that listed such rows in shared memory (rank5's
+// Built for the geometry where the other passes are (shape_constant.cpp). On the H200 against the workgroups of 256 rows that listed such rows in shared memory (rank5's
 // cluster in planes next to an outer pad: up to 8.5 chunks per invocation there, one elsewhere):
 // rank5 replicate f16/bf16 0.72-0.73x the time, reflect f16/bf16 0.95-0.97x, replicate f32 0.97x,
 // reflect f32 1.08x, f64 1.12x, replicate f64 1.03x (numbering a row costs a few divisions per
 // invocation); image 1.00-1.01x.
-void record_multi_row_pass(rt::Stream& stream, const std::string& kernel_name,
+void record_multi_row_pass(rt::Stream& stream, const GeometryPipelines& pipeline,
                            std::span<const rt::BufferRange> bindings, const PadGeometry& g, DType dtype,
                            std::uint32_t rank) {
   const std::uint64_t chunk = 16 / byte_width(dtype);
   const std::uint64_t invocations = multi_rows(g) * ((static_cast<std::uint64_t>(g.in.back()) + chunk - 1) / chunk);
   if (invocations == 0) return;
   const PadPush multi{static_cast<std::uint32_t>(invocations), static_cast<std::uint32_t>(numel(g.in)), rank, 0, 0};
-  stream.dispatch(pass_kernel(stream.device(), kernel_name, kMultiRowPass, rank), bindings, bytes_of(multi),
-                  invocations);
+  stream.dispatch(pipeline(kMultiRowPass), bindings, bytes_of(multi), invocations);
 }
 
 }  // namespace
@@ -387,7 +386,7 @@ void record_pad_backward(rt::Stream& stream, const PadGeometry& geometry, DType 
       return;
     }
     if (passes.tile || passes.tile_multi) {  // two chunks per invocation, 512 per workgroup
-      if (passes.tile_multi) record_multi_row_pass(stream, kernel_name, bindings, g, dtype, rank);
+      if (passes.tile_multi) record_multi_row_pass(stream, pipeline, bindings, g, dtype, rank);
       const std::uint64_t invocations = grouped_invocations(chunks, 512);
       const PadPush tile{static_cast<std::uint32_t>(invocations), static_cast<std::uint32_t>(n_in), rank, 0, 0};
       // A portable build has no subgroup queue: its tile pass queues in the workgroup (REGION 7).
@@ -403,7 +402,7 @@ void record_pad_backward(rt::Stream& stream, const PadGeometry& geometry, DType 
       return;
     }
     if (passes.interleave > 0) {  // the multi-row pass first (its invocations are longer), no barrier
-      if (passes.multi_row) record_multi_row_pass(stream, kernel_name, bindings, g, dtype, rank);
+      if (passes.multi_row) record_multi_row_pass(stream, pipeline, bindings, g, dtype, rank);
       const std::uint64_t copy_groups = (chunks + kCopyGroupChunks - 1) / kCopyGroupChunks;
       const std::uint64_t blocks = (copy_groups + passes.interleave - 1) / passes.interleave;
       const std::uint64_t invocations = blocks * (passes.interleave + 1) * 256;
@@ -423,7 +422,7 @@ void record_pad_backward(rt::Stream& stream, const PadGeometry& geometry, DType 
                                       : passes.long_runs     ? kLongEdgePass
                                                              : kEdgePass;
     stream.dispatch(pipeline(edge_kernel), bindings, bytes_of(edges), edge_pass);
-    if (passes.multi_row) record_multi_row_pass(stream, kernel_name, bindings, g, dtype, rank);
+    if (passes.multi_row) record_multi_row_pass(stream, pipeline, bindings, g, dtype, rank);
     // The copy pass: four chunks 32 apart per invocation (on the H200 against one: image
     // 0.94-0.99x the time, audio 0.99-1.03x).
     const std::uint64_t copy_pass = four_apart_invocations(chunks);

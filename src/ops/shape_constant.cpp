@@ -10,6 +10,14 @@
 // took 1.06x and so keep shape_buf. Destinations under 1 MiB keep shape_buf under Auto: the small
 // set took 0.86-0.94x the time with the constants, but each new geometry costs a compile (about
 // 57 ms on the H200, cold) against ops of 4-8 us; ShapeConstants::Always gives them the constants.
+//
+// The deterministic backward's multi-row pass (pass 3) takes them too. It had been left out because
+// the H200's driver compiled it wrong with the rank constant alone (rank_constant.cpp; it still
+// reads the push-constant rank where it has no shape constants); built for one geometry it gives the
+// reference's bytes there (fvk_tests, the deterministic suites with ShapeConstants::Always). On the
+// H200 against pass 3 reading shape_buf (docs/data/h200_ab_det_multi_row_constants.md, two rounds):
+// rank5 reflect 0.79-0.83x the time, replicate 0.71-0.90x, image 0.95-0.99x; a probe without pass 3
+// had put its share of rank5's time at 22-43%.
 #include "ops/shape_constant.hpp"
 
 #include "fvk/error.hpp"
@@ -19,7 +27,6 @@ namespace fvk::ops {
 namespace {
 
 constexpr std::uint32_t kTilePassFour = 6;  // pad.comp's tile pass with four chunks per invocation
-constexpr std::uint32_t kDetMultiRow = 3;   // the deterministic backward's multi-row pass
 
 bool is_pad_comp(std::string_view kernel) {
   return kernel.starts_with("pad_const_") || kernel.starts_with("pad_reflect_") ||
@@ -34,9 +41,7 @@ bool is_det(std::string_view kernel) {
 bool shape_constants_rule(ShapeConstants setting, std::string_view kernel, std::uint32_t pass, std::uint32_t rank,
                           std::uint64_t dst_bytes, std::size_t built) {
   if (rank == 0 || rank > 7) return false;
-  // The multi-row pass keeps its rank at run time (rank_constant.cpp: the H200's driver compiled it
-  // wrong with the rank constant), and the geometry constants need the rank.
-  if (!is_pad_comp(kernel) && !(is_det(kernel) && pass != kDetMultiRow)) return false;
+  if (!is_pad_comp(kernel) && !is_det(kernel)) return false;
   switch (setting) {
     case ShapeConstants::Never: return false;
     case ShapeConstants::Always: return true;
