@@ -11,7 +11,6 @@
 #include "fvk/error.hpp"
 #include "ops/launch.hpp"
 #include "ops/pad_family.hpp"
-#include "ops/rank_constant.hpp"
 #include "ops/shape_constant.hpp"
 
 namespace fvk::ops {
@@ -228,8 +227,9 @@ std::uint64_t multi_rows(const PadGeometry& g) {
 
 // pad_backward_det.comp's multi-row pass (REGION 3): one invocation per chunk that can start in a
 // row with several outer contributors. It writes chunks no other pass writes: no barrier around it.
-// Built for the geometry where the other passes are (shape_constant.cpp). On the H200 against the workgroups of 256 rows that listed such rows in shared memory (rank5's
-// cluster in planes next to an outer pad: up to 8.5 chunks per invocation there, one elsewhere):
+// Built for the geometry wherever the other passes are (shape_constant.cpp). On the H200 against
+// the workgroups of 256 rows that listed such rows in shared memory (rank5's cluster in planes next
+// to an outer pad: up to 8.5 chunks per invocation there, one elsewhere):
 // rank5 replicate f16/bf16 0.72-0.73x the time, reflect f16/bf16 0.95-0.97x, replicate f32 0.97x,
 // reflect f32 1.08x, f64 1.12x, replicate f64 1.03x (numbering a row costs a few divisions per
 // invocation); image 1.00-1.01x.
