@@ -886,13 +886,7 @@ void aligned_row_chunk(uint k, uint total, uint inner, uint row_dst, uint row_sr
   const uvec4 a = src4[row0 + first];
   const uvec4 b = src4[row0 + min(first + 1u, row_chunks - 1u)];
   if (!left_edge && !right_edge) {  // source bytes r.. of the window, r the same for every such chunk
-    const uint r = ((c - pl) * uint(ELEM_BYTES)) & 15u;
-    uvec4 lo = a, hi = b;
-    if (r >= 8u) { lo = uvec4(lo.zw, hi.xy); hi = uvec4(hi.zw, 0u, 0u); }
-    if ((r & 4u) != 0u) { lo = uvec4(lo.yzw, hi.x); hi = uvec4(hi.yzw, 0u); }
-    const uint sh = (r & 3u) * 8u;
-    if (sh != 0u) lo = (lo >> sh) | (uvec4(lo.yzw, hi.x) << (32u - sh));
-    dst[k] = lo;
+    dst[k] = funnel16(a, b, ((c - pl) * uint(ELEM_BYTES)) & 15u);
     return;
   }
   uvec4 v = uvec4(0u);
