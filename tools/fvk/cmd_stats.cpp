@@ -9,6 +9,8 @@
 #include "commands.hpp"
 #include "fvk/error.hpp"
 #include "judge/bench.hpp"
+#include "ops/launch.hpp"
+#include "ops/shape_constant.hpp"
 #include "runtime/device.hpp"
 #include "runtime/embedded.hpp"
 
@@ -30,7 +32,16 @@ Registrar reg([](CLI::App& app, GlobalOptions& global) {
                   "deterministic backward are built for, on every pass asked for, even those the wrapper "
                   "leaves on the push constant; 0: read at run time)");
   sub->add_flag("--describe", *describe, "also print the driver's description of each statistic");
-  set_action(sub, [&global, filter, passes, ranks, describe]() {
+  auto shape = std::make_shared<std::string>();
+  auto left = std::make_shared<std::string>();
+  auto right = std::make_shared<std::string>();
+  sub->add_option("--shape", *shape,
+                  "build each pipeline for this geometry (the input shape, comma-separated, with --left and "
+                  "--right): its dims, pads and element count as specialization constants, as the ops do on "
+                  "large tensors; the rank is then the merged geometry's, and --rank is not used");
+  sub->add_option("--left", *left, "with --shape: the pads before each axis, comma-separated");
+  sub->add_option("--right", *right, "with --shape: the pads after each axis, comma-separated");
+  set_action(sub, [&global, filter, passes, ranks, describe, shape, left, right]() {
     const auto values = parse_int_list(*passes, "--pass");
     for (const auto v : values)
       if (v < 0) fail(ErrorCode::InvalidArgument, fmt::format("--pass {}: a pass number is 0 or more", v));
@@ -46,6 +57,28 @@ Registrar reg([](CLI::App& app, GlobalOptions& global) {
                        [&](const auto& n) { return static_cast<std::size_t>(v) < n.second; }))
         fail(ErrorCode::InvalidArgument,
              fmt::format("--pass {}: no kernel matching --kernel '{}' has that pass", v, *filter));
+    std::vector<rt::SpecConstant> constants;
+    std::uint32_t geometry_rank = 0;
+    if (!shape->empty()) {
+      PadGeometry g;
+      g.mode = PadMode::Constant;
+      for (const auto d : parse_int_list(*shape, "--shape")) g.in.push_back(d);
+      g.left = parse_int_list(*left, "--left");
+      g.right = parse_int_list(*right, "--right");
+      if (g.left.size() != g.in.size() || g.right.size() != g.in.size())
+        fail(ErrorCode::InvalidArgument,
+             fmt::format("--left and --right: one pad per axis of --shape ({} axes), got {} and {}", g.in.size(),
+                         g.left.size(), g.right.size()));
+      for (std::size_t a = 0; a < g.in.size(); ++a) {
+        if (g.in[a] < 1 || g.left[a] < 0 || g.right[a] < 0)
+          fail(ErrorCode::InvalidArgument,
+               fmt::format("--shape/--left/--right axis {}: a dim of 1 or more and pads of 0 or more", a));
+        g.out.push_back(g.in[a] + g.left[a] + g.right[a]);
+      }
+      const PadGeometry merged = ops::coalesce(g);
+      constants = ops::shape_constants(merged, static_cast<std::uint32_t>(numel(merged.out)));
+      geometry_rank = static_cast<std::uint32_t>(merged.in.size());
+    }
     ContextOptions options;
     options.device = global.device;
     options.capture_pipeline_statistics = true;
@@ -55,9 +88,10 @@ Registrar reg([](CLI::App& app, GlobalOptions& global) {
     for (const auto& [name, pass_count] : names) {
       for (const auto v : values) {
         if (static_cast<std::size_t>(v) >= pass_count) continue;
-        for (const auto r : rank_values) {
-          const auto& kernel = device.kernel(name, static_cast<std::uint32_t>(v), static_cast<std::uint32_t>(r));
-          fmt::print("\n{} (pass {}, rank {})\n", name, v, r);
+        for (const auto r : constants.empty() ? rank_values : std::vector<std::int64_t>{geometry_rank}) {
+          const auto& kernel =
+              device.kernel(name, static_cast<std::uint32_t>(v), static_cast<std::uint32_t>(r), constants);
+          fmt::print("\n{} (pass {}, rank {}{})\n", name, v, r, constants.empty() ? "" : ", built for --shape");
           for (const auto& s : device.pipeline_statistics(kernel)) {
             fmt::print("  {:<24} {:<40} {:>12}\n", s.executable, s.name, s.value);
             if (*describe) fmt::print("  {:<24} {}\n", "", s.description);
