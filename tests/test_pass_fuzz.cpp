@@ -19,6 +19,8 @@
 
 #include "fvk/error.hpp"
 #include "gpu_fixture.hpp"
+#include "ops/gather_plan.hpp"
+#include "ops/launch.hpp"
 #include "runtime/device.hpp"
 #include "selftest/harness.hpp"
 
@@ -329,6 +331,56 @@ TEST(PadAlignedRowPass, Geometries) {
       geometries.push_back(g);
     }
     run_geometries(target, geometries, 37, shape_constant_options());
+  }
+}
+
+// pad.comp's group pass (rows of 1- and 2-byte elements with an innermost pad, source rows of whole
+// 16-byte chunks): each invocation writes P whole destination rows, P the fewest that make 8-byte
+// units, through a stage in shared memory. Corners per mode and width: groups of one, two, four and
+// eight rows (row bytes a multiple of 8, 4, 2, or odd), the rank-5 bench rows, pads wider than a
+// chunk, rows wholly in outer pads, a row count that is not a multiple of P (a group with rows past
+// the last), several workgroups with a last one partly used, rank 1 (one row). Each geometry is
+// first held to the plan: the wrapper takes the group pass for it where its pipeline is built for
+// the geometry (here always, ShapeConstants::Always).
+TEST(PadGroupPass, Geometries) {
+  for (const auto& target : split_targets()) {
+    if (target.op != selftest::Op::Pad || byte_width(target.dtype) > 2 || !width_representative(target.dtype))
+      continue;
+    const std::int64_t c = 16 / static_cast<std::int64_t>(byte_width(target.dtype));  // elements per chunk
+    std::vector<Geometry> geometries{
+        {{2, 3, 5, 6, 4 * c}, {0, 1, 2, 2, 2}, {1, 0, 2, 2, 2}},  // the rank-5 rows: 68 elements
+        {{3, 4, c}, {1, 1, c / 4}, {0, 2, c / 4}},                  // 24 bytes
+        {{5, 3, c}, {0, 1, 1}, {2, 0, 1}},                          // 18 u8, 10 f16
+        {{7, 2, c}, {1, 1, 0}, {1, 1, 1}},                          // 17 u8, 9 f16
+        {{3, 5, 2 * c}, {1, 0, c + 1}, {0, 0, c + 3}},               // pads wider than a chunk
+        {{3, 5, 2 * c}, {0, 1, 1}, {0, 1, 1}},                      // 21 rows, not a multiple of P
+        {{9, 11, 13, c}, {1, 0, 2, 1}, {0, 1, 1, 1}},               // several workgroups
+        {{4 * c}, {2}, {2}},                                        // one row
+    };
+    const auto width = byte_width(target.dtype);
+    for (const auto& g : geometries) {
+      PadGeometry pg{target.mode, g.in, g.in, g.left, g.right};
+      for (std::size_t a = 0; a < g.in.size(); ++a) {
+        if (target.mode == PadMode::Reflect) {
+          pg.left[a] = std::min(pg.left[a], g.in[a] - 1);
+          pg.right[a] = std::min(pg.right[a], g.in[a] - 1);
+        }
+        pg.out[a] = g.in[a] + pg.left[a] + pg.right[a];
+      }
+      const auto cg = ops::coalesce(pg);
+      const auto n_dst = static_cast<std::uint64_t>(numel(cg.out));
+      const ops::GatherShape shape{n_dst,
+                                   width,
+                                   static_cast<std::uint64_t>(cg.out.back()),
+                                   static_cast<std::uint64_t>(cg.left.back()),
+                                   static_cast<std::uint64_t>(cg.right.back()),
+                                   true,
+                                   true,
+                                   true};
+      EXPECT_EQ(ops::plan_gather(shape).pass, ops::GatherPass::Group)
+          << target.kernel << " shape " << to_string(g.in) << " row " << cg.out.back();
+    }
+    run_geometries(target, geometries, 41, shape_constant_options());
   }
 }
 

@@ -20,6 +20,10 @@ constexpr std::uint64_t kTileRowBytes = 8192;
 // invocation (widths over 1 byte).
 constexpr std::uint64_t kOnePassFourRowBytes = 8192;
 
+// The group pass's limits: pad.comp's GROUP_UNITS (8-byte units) and GROUP_SRC (16-byte chunks).
+constexpr std::uint64_t kGroupBytes = 18 * 8;
+constexpr std::uint64_t kGroupSourceBytes = 16 * 16;
+
 }  // namespace
 
 GatherPlan plan_gather(const GatherShape& s) {
@@ -58,6 +62,17 @@ GatherPlan plan_gather(const GatherShape& s) {
   if (s.big && s.aligned_rows && !whole_rows && narrow_pads && row_bytes % 16 == 0 && src_row_bytes % 16 == 0 &&
       row_bytes < kTileRowBytes) {
     return {GatherPass::AlignedRow, chunks_total};
+  }
+  // Rows of 1- and 2-byte elements with an innermost pad whose source rows are whole chunks, in
+  // groups of P rows (the fewest that make whole 8-byte units) of at most kGroupBytes, from at most
+  // kGroupSourceBytes of source rows: the group pass (pad.comp's GROUP_UNITS and GROUP_SRC), one
+  // group per invocation, where its pipeline is built for the geometry. Measured on the H200
+  // against the tile pass, both so built (docs/data/h200_ab_group_pass.md): rank-5 rows of 68 u8
+  // 0.79-0.82x the time, of 68 f16/bf16 0.96-1.00x.
+  if (s.big && s.group_rows && s.width <= 2 && s.left + s.right > 0 && src_row_bytes % 16 == 0) {
+    const std::uint64_t p = row_bytes % 8 == 0 ? 1 : row_bytes % 4 == 0 ? 2 : row_bytes % 2 == 0 ? 4 : 8;
+    if (p * row_bytes <= kGroupBytes && p * src_row_bytes <= kGroupSourceBytes)
+      return {GatherPass::Group, (s.n_dst / s.row + p - 1) / p};
   }
   const bool tile_rows = !whole_rows || row_bytes >= kLongRowBytes;
   if (s.big && tile_rows && row_bytes < kTileRowBytes) {

@@ -17,6 +17,7 @@ enum class GatherPass : std::uint32_t {
   Tile = 5,      // the tile pass, two chunks per invocation
   TileFour = 6,  // the tile pass, four chunks per invocation
   AlignedRow = 7,  // rows of whole chunks in destination and source: one chunk per invocation
+  Group = 8,       // groups of whole rows of 1- and 2-byte elements, one per invocation, through a stage
 };
 
 // The destination as record_gather sees it after coalescing (a crop's destination is grad_in).
@@ -27,6 +28,7 @@ struct GatherShape {
   std::uint64_t left = 0, right = 0;  // innermost pads in destination elements (a crop: 0)
   bool big = false;                   // the large-tensor passes: 1 MiB and more, or always split
   bool aligned_rows = false;          // the aligned-row pass's pipeline is built for the geometry
+  bool group_rows = false;            // the group pass's pipeline is built for the geometry
 };
 
 struct GatherPlan {

@@ -337,6 +337,7 @@ const Kernel& Device::kernel(const std::string& name, std::uint32_t pass, std::u
     fail(ErrorCode::Internal,
          fmt::format("kernel '{}' has passes 0 to {}, not {}", name, entry->passes.size() - 1, pass));
   const embedded::Spirv spirv = entry->passes[pass];
+  iface.local_size_x = reflect_spirv(spirv).local_size_x;  // the pass's own workgroup size
   vk::raii::ShaderModule module(device_,
                                 vk::ShaderModuleCreateInfo{.codeSize = spirv.size_bytes(), .pCode = spirv.data()});
   std::vector<vk::DescriptorSetLayoutBinding> bindings;

@@ -84,10 +84,6 @@ SpirvInterface reflect_passes(std::span<const std::span<const std::uint32_t>> pa
   SpirvInterface out = reflect_spirv(passes[0]);
   for (std::size_t p = 1; p < passes.size(); ++p) {
     const SpirvInterface i = reflect_spirv(passes[p]);
-    if (i.local_size_x != out.local_size_x)
-      fail(ErrorCode::Internal, fmt::format("pass {} runs workgroups of {}, pass 0 of {}: the passes of a kernel "
-                                            "share one workgroup size",
-                                            p, i.local_size_x, out.local_size_x));
     out.push_constant_bytes = std::max(out.push_constant_bytes, i.push_constant_bytes);
     auto& b = out.storage_buffer_bindings;
     b.insert(b.end(), i.storage_buffer_bindings.begin(), i.storage_buffer_bindings.end());

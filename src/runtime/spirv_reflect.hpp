@@ -18,8 +18,9 @@ struct SpirvInterface {
 SpirvInterface reflect_spirv(std::span<const std::uint32_t> words);
 
 // A kernel's interface over its passes' modules (one pipeline layout serves them all): the union of
-// their bindings, the largest push-constant block. Throws Error(Internal) where passes disagree on
-// the workgroup size, or where there is no module.
+// their bindings, the largest push-constant block, and pass 0's workgroup size (each pass dispatches
+// with its own: Device::kernel reads it from the pass's module). Throws Error(Internal) where there
+// is no module.
 SpirvInterface reflect_passes(std::span<const std::span<const std::uint32_t>> passes);
 
 }  // namespace fvk::rt
