@@ -341,7 +341,7 @@ TEST(PadAlignedRowPass, Geometries) {
 // chunk, rows wholly in outer pads, a row count that is not a multiple of P (a group with rows past
 // the last), several workgroups with a last one partly used, rank 1 (one row). Each geometry is
 // first held to the plan: the wrapper takes the group pass for it where its pipeline is built for
-// the geometry (here always, ShapeConstants::Always).
+// the geometry (here always, ShapeConstants::Always). Then random geometries that take it.
 TEST(PadGroupPass, Geometries) {
   for (const auto& target : split_targets()) {
     if (target.op != selftest::Op::Pad || byte_width(target.dtype) > 2 || !width_representative(target.dtype))
@@ -358,7 +358,9 @@ TEST(PadGroupPass, Geometries) {
         {{4 * c}, {2}, {2}},                                        // one row
     };
     const auto width = byte_width(target.dtype);
-    for (const auto& g : geometries) {
+    // The pass the wrapper takes for g, its pipelines built for the geometry (reflect pads cut to
+    // dim - 1, as run_geometries does).
+    auto planned = [&](const Geometry& g) {
       PadGeometry pg{target.mode, g.in, g.in, g.left, g.right};
       for (std::size_t a = 0; a < g.in.size(); ++a) {
         if (target.mode == PadMode::Reflect) {
@@ -368,18 +370,38 @@ TEST(PadGroupPass, Geometries) {
         pg.out[a] = g.in[a] + pg.left[a] + pg.right[a];
       }
       const auto cg = ops::coalesce(pg);
-      const auto n_dst = static_cast<std::uint64_t>(numel(cg.out));
-      const ops::GatherShape shape{n_dst,
-                                   width,
-                                   static_cast<std::uint64_t>(cg.out.back()),
-                                   static_cast<std::uint64_t>(cg.left.back()),
-                                   static_cast<std::uint64_t>(cg.right.back()),
-                                   true,
-                                   true,
-                                   true};
-      EXPECT_EQ(ops::plan_gather(shape).pass, ops::GatherPass::Group)
-          << target.kernel << " shape " << to_string(g.in) << " row " << cg.out.back();
+      return ops::plan_gather({static_cast<std::uint64_t>(numel(cg.out)), width,
+                               static_cast<std::uint64_t>(cg.out.back()), static_cast<std::uint64_t>(cg.left.back()),
+                               static_cast<std::uint64_t>(cg.right.back()), true, true, true})
+          .pass;
+    };
+    for (const auto& g : geometries)
+      EXPECT_EQ(planned(g), ops::GatherPass::Group) << target.kernel << " shape " << to_string(g.in);
+    // Then random geometries that take the pass: ranks 1 to 4, source rows of 1 to 8 chunks, pads
+    // from 0 to past a chunk.
+    std::mt19937_64 rng(std::hash<std::string>{}(target.kernel) ^ 0x6B0u);
+    auto uniform = [&](std::int64_t lo, std::int64_t hi) {
+      return std::uniform_int_distribution<std::int64_t>(lo, hi)(rng);
+    };
+    for (int found = 0, tries = 0; found < 10 && tries < 1000; ++tries) {
+      const int rank = static_cast<int>(uniform(1, 4));
+      Geometry g;
+      g.in.assign(rank, 1);
+      g.left.assign(rank, 0);
+      g.right.assign(rank, 0);
+      g.in.back() = c * uniform(1, 8);
+      for (int a = 0; a < rank - 1; ++a) {
+        g.in[a] = uniform(1, 6);
+        g.left[a] = uniform(0, 2);
+        g.right[a] = uniform(0, 2);
+      }
+      g.left.back() = uniform(0, c + 2);
+      g.right.back() = uniform(0, c + 2);
+      if (planned(g) != ops::GatherPass::Group) continue;
+      geometries.push_back(g);
+      ++found;
     }
+    EXPECT_GE(geometries.size(), 18u) << target.kernel << ": too few random geometries take the group pass";
     run_geometries(target, geometries, 41, shape_constant_options());
   }
 }
