@@ -22,6 +22,31 @@ void write_file(const std::string& path, const std::string& text) {
   f << text << "\n";
 }
 
+// The set `fvk bench --shape S --pads P` adds: InvalidArgument naming the flag and the rule broken.
+judge::BenchSet custom_set(const std::string& shape_text, const std::string& pads_text) {
+  if (shape_text.empty()) fail(ErrorCode::InvalidArgument, "--pads is given without --shape: give the input shape too");
+  if (pads_text.empty()) fail(ErrorCode::InvalidArgument, "--shape is given without --pads: give the pads too");
+  judge::BenchSet set{"custom", {}, parse_int_list(pads_text, "--pads")};
+  for (const auto d : parse_int_list(shape_text, "--shape")) {
+    if (d < 1) fail(ErrorCode::InvalidArgument, fmt::format("--shape {}: every dim must be at least 1", shape_text));
+    set.shape.push_back(d);
+  }
+  const std::size_t rank = set.shape.size();
+  if (set.torch_pads.empty() || set.torch_pads.size() % 2 != 0 || set.torch_pads.size() > 2 * rank)
+    fail(ErrorCode::InvalidArgument,
+         fmt::format("--pads {}: an even count of pads, two per padded axis, at most {} for a shape of rank {}",
+                     pads_text, 2 * rank, rank));
+  for (std::size_t i = 0; i < set.torch_pads.size(); ++i) {
+    const std::int64_t dim = set.shape[rank - 1 - i / 2];
+    if (set.torch_pads[i] < 0 || set.torch_pads[i] > dim - 1)
+      fail(ErrorCode::InvalidArgument,
+           fmt::format("--pads {}: pad {} is {}, but the bench times reflect too, which takes pads from 0 to the "
+                       "dim minus 1 ({} here)",
+                       pads_text, i, set.torch_pads[i], dim - 1));
+  }
+  return set;
+}
+
 Registrar reg_judge([](CLI::App& app, GlobalOptions& global) {
   auto* sub = app.add_subcommand("judge", "Measure each kernel (overhead, bandwidth) into the cost table");
   auto opts = std::make_shared<judge::JudgeOptions>();
@@ -71,11 +96,21 @@ Registrar reg_bench([](CLI::App& app, GlobalOptions& global) {
                   "also time the small set's ops recorded N at a time into one batch, per op, against the smallest "
                   "op (a one-element masked_fill) recorded the same way");
   sub->add_option("--batch-json", *batch_json, "write the --batch results as JSON");
-  set_action(sub, [&global, json, csv, sets, quick, opts, batch, batch_json, sub]() {
+  auto shape = std::make_shared<std::string>();
+  auto pads = std::make_shared<std::string>();
+  sub->add_option("--shape", *shape,
+                  "also time a set of your own, named custom: the input shape, comma-separated (with --pads; "
+                  "alone unless --sets names others too)");
+  sub->add_option("--pads", *pads,
+                  "with --shape: the pads in torch.nn.functional.pad order (last axis first, left then right), "
+                  "comma-separated; each at most the dim minus 1, so that reflect takes them too");
+  set_action(sub, [&global, json, csv, sets, quick, opts, batch, batch_json, sub, shape, pads]() {
     if (*quick && sub->count("--rounds") == 0) opts->rounds = 1;
+    if (!shape->empty() || !pads->empty()) opts->sets.push_back(custom_set(*shape, *pads));
     Context ctx = make_context(global);
     for (auto& s : judge::default_sets(*quick))
-      if (sets->empty() || ("," + *sets + ",").find("," + s.name + ",") != std::string::npos) opts->sets.push_back(s);
+      if ((sets->empty() && shape->empty()) || ("," + *sets + ",").find("," + s.name + ",") != std::string::npos)
+        opts->sets.push_back(s);
     if (opts->sets.empty()) fail(ErrorCode::InvalidArgument, fmt::format("--sets '{}' names no known set", *sets));
     // --batch's arguments checked before anything is timed.
     const auto small =
