@@ -68,9 +68,10 @@ GatherPlan plan_gather(const GatherShape& s) {
   // kGroupSourceBytes of source rows: the group pass (pad.comp's GROUP_UNITS and GROUP_SRC), one
   // group per invocation, where its pipeline is built for the geometry. Measured on the H200
   // against the tile pass, both so built (docs/data/h200_ab_group_pass.md): rank-5 rows of 68 u8
-  // 0.79-0.82x the time, of 68 f16/bf16 0.96-1.00x. The bench has no other rows the rule takes
-  // (groups of 1, 4 or 8 rows, other lengths and pads): those are tested (PadGroupPass) but their
-  // speed against the tile pass is not measured.
+  // 0.79-0.82x the time, of 68 f16/bf16 0.96-1.00x; with `fvk bench --shape` on shorter rows
+  // (17 to 36 elements, groups of 1 to 8 rows): u8 0.41-0.62x, f16/bf16 0.70-0.95x. Rows whose
+  // group would pass the limits (u8 rows of 38: four rows, 152 bytes) stay in the tile pass, at
+  // 36-38% of copy there.
   if (s.big && s.group_rows && s.width <= 2 && s.left + s.right > 0 && src_row_bytes % 16 == 0) {
     const std::uint64_t p = row_bytes % 8 == 0 ? 1 : row_bytes % 4 == 0 ? 2 : row_bytes % 2 == 0 ? 4 : 8;
     if (p * row_bytes <= kGroupBytes && p * src_row_bytes <= kGroupSourceBytes)
