@@ -231,8 +231,7 @@ TEST(PadTilePass, WordRows) {
 // its test, and checked it against three deliberate faults.)
 TEST(PadTilePass, RowBoundaryChunks) {
   for (const auto& target : split_targets()) {
-    if (target.op != selftest::Op::Pad || byte_width(target.dtype) > 2 || !width_representative(target.dtype))
-      continue;
+    if (target.op != selftest::Op::Pad || byte_width(target.dtype) > 2 || !width_representative(target.dtype)) continue;
     const std::int64_t chunk = 16 / static_cast<std::int64_t>(byte_width(target.dtype));
     run_geometries(target,
                    {
@@ -344,18 +343,17 @@ TEST(PadAlignedRowPass, Geometries) {
 // the geometry (here always, ShapeConstants::Always). Then random geometries that take it.
 TEST(PadGroupPass, Geometries) {
   for (const auto& target : split_targets()) {
-    if (target.op != selftest::Op::Pad || byte_width(target.dtype) > 2 || !width_representative(target.dtype))
-      continue;
+    if (target.op != selftest::Op::Pad || byte_width(target.dtype) > 2 || !width_representative(target.dtype)) continue;
     const std::int64_t c = 16 / static_cast<std::int64_t>(byte_width(target.dtype));  // elements per chunk
     std::vector<Geometry> geometries{
         {{2, 3, 5, 6, 4 * c}, {0, 1, 2, 2, 2}, {1, 0, 2, 2, 2}},  // the rank-5 rows: 68 elements
-        {{3, 4, c}, {1, 1, c / 4}, {0, 2, c / 4}},                  // 24 bytes
-        {{5, 3, c}, {0, 1, 1}, {2, 0, 1}},                          // 18 u8, 10 f16
-        {{7, 2, c}, {1, 1, 0}, {1, 1, 1}},                          // 17 u8, 9 f16
-        {{3, 5, 2 * c}, {1, 0, c + 1}, {0, 0, c + 3}},               // pads wider than a chunk
-        {{3, 5, 2 * c}, {0, 1, 1}, {0, 1, 1}},                      // 21 rows, not a multiple of P
-        {{9, 11, 13, c}, {1, 0, 2, 1}, {0, 1, 1, 1}},               // several workgroups
-        {{4 * c}, {2}, {2}},                                        // one row
+        {{3, 4, c}, {1, 1, c / 4}, {0, 2, c / 4}},                // 24 bytes
+        {{5, 3, c}, {0, 1, 1}, {2, 0, 1}},                        // 18 u8, 10 f16
+        {{7, 2, c}, {1, 1, 0}, {1, 1, 1}},                        // 17 u8, 9 f16
+        {{3, 5, 2 * c}, {1, 0, c + 1}, {0, 0, c + 3}},            // pads wider than a chunk
+        {{3, 5, 2 * c}, {0, 1, 1}, {0, 1, 1}},                    // 21 rows, not a multiple of P
+        {{9, 11, 13, c}, {1, 0, 2, 1}, {0, 1, 1, 1}},             // several workgroups
+        {{4 * c}, {2}, {2}},                                      // one row
     };
     const auto width = byte_width(target.dtype);
     // The pass the wrapper takes for g, its pipelines built for the geometry (reflect pads cut to

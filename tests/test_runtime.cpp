@@ -7,8 +7,8 @@
 
 #include "fvk/context.hpp"
 #include "fvk/error.hpp"
-#include "gpu_fixture.hpp"
 #include "fvk/ops.hpp"
+#include "gpu_fixture.hpp"
 #include "ops/shape_constant.hpp"
 #include "ops/targets.hpp"
 #include "runtime/device.hpp"

@@ -9,13 +9,13 @@ namespace fvk::ops {
 
 // pad.comp's passes (its REGION: one SPIR-V module each).
 enum class GatherPass : std::uint32_t {
-  One = 0,       // every chunk, one (or four 32 apart) per invocation
-  Row = 1,       // the row pass, one chunk per invocation
-  Edge = 2,      // the edge chunks around each row boundary (beside Inner)
-  Inner = 3,     // the inner chunks, four 32 apart per invocation
-  RowTwo = 4,    // the row pass, two chunks per invocation
-  Tile = 5,      // the tile pass, two chunks per invocation
-  TileFour = 6,  // the tile pass, four chunks per invocation
+  One = 0,         // every chunk, one (or four 32 apart) per invocation
+  Row = 1,         // the row pass, one chunk per invocation
+  Edge = 2,        // the edge chunks around each row boundary (beside Inner)
+  Inner = 3,       // the inner chunks, four 32 apart per invocation
+  RowTwo = 4,      // the row pass, two chunks per invocation
+  Tile = 5,        // the tile pass, two chunks per invocation
+  TileFour = 6,    // the tile pass, four chunks per invocation
   AlignedRow = 7,  // rows of whole chunks in destination and source: one chunk per invocation
   Group = 8,       // groups of whole rows of 1- and 2-byte elements, one per invocation, through a stage
 };

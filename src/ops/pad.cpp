@@ -53,10 +53,9 @@ void record_gather(rt::Stream& stream, const std::string& kernel_name, const Pad
   auto& device = stream.device();
   // Destinations of 1 MiB and more take the passes that pay off on large tensors.
   const GeometryPipelines pipelines(device, kernel_name, g, static_cast<std::uint32_t>(n_dst), n_dst * width);
-  const GatherPlan plan =
-      plan_gather({n_dst, width, row, left, right, takes_large_passes(device, n_dst * width),
-                   pipelines.specialized(static_cast<std::uint32_t>(GatherPass::AlignedRow)),
-                   pipelines.specialized(static_cast<std::uint32_t>(GatherPass::Group))});
+  const GatherPlan plan = plan_gather({n_dst, width, row, left, right, takes_large_passes(device, n_dst * width),
+                                       pipelines.specialized(static_cast<std::uint32_t>(GatherPass::AlignedRow)),
+                                       pipelines.specialized(static_cast<std::uint32_t>(GatherPass::Group))});
   const GatherPush push{static_cast<std::uint32_t>(plan.invocations), static_cast<std::uint32_t>(n_dst),
                         static_cast<std::uint32_t>(g.in.size()),      static_cast<std::uint32_t>(fill_bits),
                         static_cast<std::uint32_t>(fill_bits >> 32),  static_cast<std::uint32_t>(plan.edge),

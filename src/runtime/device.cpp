@@ -322,8 +322,8 @@ const Kernel& Device::kernel(const std::string& name, std::uint32_t pass, std::u
   for (std::size_t i = 0; i < constants.size(); ++i)
     if (constants[i].id == 1 || std::any_of(constants.begin(), constants.begin() + static_cast<std::ptrdiff_t>(i),
                                             [&](const SpecConstant& c) { return c.id == constants[i].id; }))
-      fail(ErrorCode::Internal, fmt::format("kernel '{}': specialization constant {} given twice (1 is the rank)",
-                                            name, constants[i].id));
+      fail(ErrorCode::Internal,
+           fmt::format("kernel '{}': specialization constant {} given twice (1 is the rank)", name, constants[i].id));
   const auto& table = embedded::table();
   const auto entry = std::find_if(table.begin(), table.end(), [&](const auto& k) { return k.name == name; });
   if (entry == table.end()) fail(ErrorCode::Internal, fmt::format("kernel '{}' is not in the EMBEDDED table", name));
@@ -380,8 +380,15 @@ const Kernel& Device::kernel(const std::string& name, std::uint32_t pass, std::u
       .layout = *layout};
   vk::raii::Pipeline pipeline(device_, nullptr, pipeline_info);
   if (!constants.empty()) ++pipelines_with_constants_;
-  auto k = std::make_unique<Kernel>(Kernel{name, pass, rank, {constants.begin(), constants.end()}, iface, std::move(module), std::move(set_layout),
-                                           std::move(layout), std::move(pipeline)});
+  auto k = std::make_unique<Kernel>(Kernel{name,
+                                           pass,
+                                           rank,
+                                           {constants.begin(), constants.end()},
+                                           iface,
+                                           std::move(module),
+                                           std::move(set_layout),
+                                           std::move(layout),
+                                           std::move(pipeline)});
   return *kernels_.emplace(std::tuple{name, pass, rank, constants_key}, std::move(k)).first->second;
 }
 
