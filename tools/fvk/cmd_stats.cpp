@@ -8,6 +8,7 @@
 #include "cli_util.hpp"
 #include "commands.hpp"
 #include "fvk/error.hpp"
+#include "fvk/pad_spec.hpp"
 #include "judge/bench.hpp"
 #include "ops/launch.hpp"
 #include "ops/shape_constant.hpp"
@@ -60,21 +61,14 @@ Registrar reg([](CLI::App& app, GlobalOptions& global) {
     std::vector<rt::SpecConstant> constants;
     std::uint32_t geometry_rank = 0;
     if (!shape->empty()) {
-      PadGeometry g;
-      g.mode = PadMode::Constant;
-      for (const auto d : parse_int_list(*shape, "--shape")) g.in.push_back(d);
-      g.left = parse_int_list(*left, "--left");
-      g.right = parse_int_list(*right, "--right");
-      if (g.left.size() != g.in.size() || g.right.size() != g.in.size())
+      Shape in;
+      for (const auto d : parse_int_list(*shape, "--shape")) in.push_back(d);
+      PadSpec spec{PadMode::Constant, parse_int_list(*left, "--left"), parse_int_list(*right, "--right")};
+      if (spec.left.size() != in.size() || spec.right.size() != in.size())
         fail(ErrorCode::InvalidArgument,
-             fmt::format("--left and --right: one pad per axis of --shape ({} axes), got {} and {}", g.in.size(),
-                         g.left.size(), g.right.size()));
-      for (std::size_t a = 0; a < g.in.size(); ++a) {
-        if (g.in[a] < 1 || g.left[a] < 0 || g.right[a] < 0)
-          fail(ErrorCode::InvalidArgument,
-               fmt::format("--shape/--left/--right axis {}: a dim of 1 or more and pads of 0 or more", a));
-        g.out.push_back(g.in[a] + g.left[a] + g.right[a]);
-      }
+             fmt::format("--left and --right: one pad per axis of --shape ({} axes), got {} and {}", in.size(),
+                         spec.left.size(), spec.right.size()));
+      const PadGeometry g = infer_pad(in, spec);  // the ops' rules: pads of 0 or more, sizes in range
       const PadGeometry merged = ops::coalesce(g);
       constants = ops::shape_constants(merged, static_cast<std::uint32_t>(numel(merged.out)));
       geometry_rank = static_cast<std::uint32_t>(merged.in.size());
