@@ -57,7 +57,8 @@ std::uint64_t max_contributors(const PadGeometry& g, std::size_t a) {
 // invocations per grad_in row, and a pass over the rows with several outer contributors where
 // there are any (one invocation per chunk of them). On the H200: image (1.2% such rows)
 // 21-62% -> 47-77% of copy with the passes; rank5 (12% such rows) measured 9-36% with them against
-// 16-38% with one pass, so the 5% limit stays.
+// 16-38% with one pass, so the 5% limit stays. f64 reflect with rows of whole chunks of at most
+// 8 KiB is split at any share (det_passes: faster than the tile pass there).
 //
 // Tensors under 4 MiB whose rows are whole chunks, at most 256 of them, take the row pass instead of
 // the one pass: each workgroup writes 256 / R rows of R chunks in column order, after one lookup of
@@ -166,7 +167,13 @@ DetPasses det_passes(const PadGeometry& g, DType dtype, bool always_split) {
   p.subgroup_queue = large && !always_split && !interleavable && dtype == DType::F32 &&
                      n * byte_width(dtype) < kSubgroupQueueRowBytes && n % chunk == 0 && single_rows >= 0.95 &&
                      single_rows < 1;
-  const bool measured_faster = (large && single_rows >= 0.95 && !p.subgroup_queue) || always_split;
+  // Reflect on 8-byte elements takes the interleaved pass and the multi-row pass beside it at any
+  // share of rows with several outer contributors: on the H200 (rank5, 12% of rows, three A/B runs
+  // of two rounds) 0.88x the time of the tile pass beside the multi-row pass, 78-79% -> 89-90% of
+  // copy. The other rows stay on the tile pass: split took replicate f64 1.05x the time, f32
+  // 1.21-1.24x, f16/bf16 1.06-1.34x (docs/data/h200_ab_det_rank5_split.md).
+  const bool wide_reflect = large && interleavable && g.mode == PadMode::Reflect && byte_width(dtype) == 8;
+  const bool measured_faster = (large && single_rows >= 0.95 && !p.subgroup_queue) || wide_reflect || always_split;
   p.split = measured_faster && n >= 2 * chunk &&
             n_in / n * std::max<std::uint64_t>(p.slots, 32) <= std::numeric_limits<std::uint32_t>::max();
   p.multi_row = p.split && single_rows < 1;
