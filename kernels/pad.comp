@@ -25,8 +25,8 @@
 // 0.97-0.98x the time, image rows 1.00x and image crops 0.98x, but rank-5 rows of 1-byte elements
 // 1.01-1.03x; 64 was slower on rank-5 forward rows of 1 to 4 bytes (1.04-1.17x).
 #ifndef PAD_WG
-#if FVK_PASS == 8
-// The group pass: its stage (below) is 9 KiB at 64 invocations. Measured on the H200 against 128
+#if FVK_PASS == 8 || FVK_PASS == 9
+// The group pass: its stage (below) is 9 KiB at 64 invocations (pass 9: 18 KiB). Measured on the H200 against 128
 // (18 KiB; docs/data/h200_ab_group_pass.md): 128 took rank-5 rows 1.08-1.13x the time.
 #define PAD_WG 64
 #elif ELEM_BYTES == 2
@@ -934,9 +934,18 @@ void aligned_row_chunk(uint k, uint total, uint inner, uint row_dst, uint row_sr
 // docs/data/h200_ab_group_pass.md): u8 rows 0.79-0.82x the time, f16/bf16 0.96-1.00x. Putting every
 // word together byte by byte took u8 0.91-0.94x and f16 1.16-1.24x: the driver did not fold that
 // form as far (its binary was 2.5x the size).
+//
+// Pass 9 is the same pass for groups of up to 288 bytes, a build of its own so that pass 8 keeps its
+// 9 KiB stage. The wrapper takes it for 1-byte elements: on the H200 rows of 38 u8 from 32 (four a
+// group, 152 bytes) took 0.73-0.85x the time of the tile pass, rows of 38 f16 (two a group) 1.32-1.34x
+// (docs/data/h200_ab_group_wide.md).
+#if FVK_PASS == 9
+#define GROUP_UNITS 36u  // 8-byte units of a group, at most (288 bytes)
+#else
 #define GROUP_UNITS 18u  // 8-byte units of a group, at most (144 bytes)
+#endif
 #define GROUP_SRC 16u    // 16-byte chunks of a group's source rows, at most (256 bytes)
-const uint STAGE_UNITS = REGION == 8u ? uint(PAD_WG) * GROUP_UNITS : 1u;
+const uint STAGE_UNITS = REGION == 8u || REGION == 9u ? uint(PAD_WG) * GROUP_UNITS : 1u;
 shared uvec2 stage[STAGE_UNITS];
 
 // Rows per group: the fewest whose bytes make whole 8-byte units.
@@ -1045,7 +1054,7 @@ void main() {
     tile_pass(g, total, inner, row_dst, row_src);
     return;
   }
-  if (REGION == 8u) {  // the group pass: no early return before its barrier
+  if (REGION == 8u || REGION == 9u) {  // the group pass: no early return before its barrier
     group_pass(g, total, inner, row_dst, row_src);
     return;
   }

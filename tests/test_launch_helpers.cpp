@@ -81,10 +81,18 @@ TEST(GatherPlan, BenchShapesTakeTheMeasuredPasses) {
       // source rows of whole chunks: one group per invocation, two rows of 68 u8 or one of 68 f16.
       {"rank5 u8, group", {rank5_out, 1, 68, 2, 2, true, true, true}, GatherPass::Group, rank5_out / 68 / 2, 0, 0},
       {"rank5 f16, group", {rank5_out, 2, 68, 2, 2, true, true, true}, GatherPass::Group, rank5_out / 68, 0, 0},
-      // Not taken: source rows that are not whole chunks (u8 68 from 62), groups over 144 bytes (u8
-      // rows of 146 from 144, four a group), 4-byte elements (the aligned-row pass), crops.
+      // Groups of 145 to 288 bytes of 1-byte elements: the wide build (u8 rows of 38 from 32, four a
+      // group, 152 bytes; u8 rows of 70 from 64, four a group, 280 bytes). 2-byte elements keep the
+      // tile pass there (f16 rows of 38, two a group: 152 bytes).
+      {"u8 38, wide group", {38 * 40000, 1, 38, 3, 3, true, true, true}, GatherPass::GroupWide, 10000, 0, 0},
+      {"u8 70, wide group", {70 * 40000, 1, 70, 3, 3, true, true, true}, GatherPass::GroupWide, 10000, 0, 0},
+      {"f16 38", {38 * 40000, 2, 38, 3, 3, true, true, true}, GatherPass::Tile, tile2(38 * 40000 / 8), 0, 0},
+      // Not taken: source rows that are not whole chunks (u8 68 from 62), groups over 288 bytes (u8
+      // rows of 146 from 144, four a group), source rows of a group over 256 bytes (f16 rows of 140
+      // from 136, one a group: 280 bytes from 272), 4-byte elements (the aligned-row pass), crops.
       {"u8 62+6", {rank5_out, 1, 68, 3, 3, true, true, true}, GatherPass::Tile, tile2(rank5_out / 16), 0, 0},
       {"u8 146", {146 * 8000, 1, 146, 1, 1, true, true, true}, GatherPass::Tile, tile2(73000), 0, 0},
+      {"f16 140", {140 * 8000, 2, 140, 2, 2, true, true, true}, GatherPass::Tile, tile2(140 * 8000 / 8), 0, 0},
       {"rank5 f32, group", {rank5_out, 4, 68, 2, 2, true, true, true}, GatherPass::AlignedRow, rank5_out / 4, 0, 0},
       {"rank5 crop u8, g", {rank5_in, 1, 64, 0, 0, true, true, true}, GatherPass::RowTwo, tile2(rank5_in / 16), 0, 0},
       // Destination rows of whole chunks over source rows that are not (f32 rows of 64 from 62):

@@ -375,6 +375,15 @@ TEST(PadGroupPass, Geometries) {
     };
     for (const auto& g : geometries)
       EXPECT_EQ(planned(g), ops::GatherPass::Group) << target.kernel << " shape " << to_string(g.in);
+    // The wide build (pass 9) for 1-byte elements, groups of 145 to 288 bytes: rows of 38 from 32
+    // (four a group, 152 bytes; with outer pads, 21 rows, not a multiple of four) and of 70 from 64
+    // (four a group, 280 bytes).
+    if (width == 1) {
+      for (const auto& g : {Geometry{{3, 5, 2 * c}, {0, 1, 3}, {0, 1, 3}}, Geometry{{7, 4 * c}, {0, 3}, {0, 3}}}) {
+        EXPECT_EQ(planned(g), ops::GatherPass::GroupWide) << target.kernel << " shape " << to_string(g.in);
+        geometries.push_back(g);
+      }
+    }
     // Then random geometries that take the pass: ranks 1 to 4, source rows of 1 to 8 chunks, pads
     // from 0 to past a chunk.
     std::mt19937_64 rng(std::hash<std::string>{}(target.kernel) ^ 0x6B0u);
@@ -395,7 +404,8 @@ TEST(PadGroupPass, Geometries) {
       }
       g.left.back() = uniform(0, c + 2);
       g.right.back() = uniform(0, c + 2);
-      if (planned(g) != ops::GatherPass::Group) continue;
+      const auto pass = planned(g);
+      if (pass != ops::GatherPass::Group && pass != ops::GatherPass::GroupWide) continue;
       geometries.push_back(g);
       ++found;
     }

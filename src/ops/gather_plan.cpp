@@ -21,7 +21,7 @@ constexpr std::uint64_t kTileRowBytes = 8192;
 constexpr std::uint64_t kOnePassFourRowBytes = 8192;
 
 // The group pass's limits: pad.comp's GROUP_UNITS (8-byte units) and GROUP_SRC (16-byte chunks).
-constexpr std::uint64_t kGroupBytes = 18 * 8;
+constexpr std::uint64_t kGroupBytes = 18 * 8, kWideGroupBytes = 36 * 8;
 constexpr std::uint64_t kGroupSourceBytes = 16 * 16;
 
 }  // namespace
@@ -69,13 +69,17 @@ GatherPlan plan_gather(const GatherShape& s) {
   // group per invocation, where its pipeline is built for the geometry. Measured on the H200
   // against the tile pass, both so built (docs/data/h200_ab_group_pass.md): rank-5 rows of 68 u8
   // 0.79-0.82x the time, of 68 f16/bf16 0.96-1.00x; with `fvk bench --shape` on shorter rows
-  // (17 to 36 elements, groups of 1 to 8 rows): u8 0.41-0.62x, f16/bf16 0.70-0.95x. Rows whose
-  // group would pass the limits (u8 rows of 38: four rows, 152 bytes) stay in the tile pass, at
-  // 36-38% of copy there.
+  // (17 to 36 elements, groups of 1 to 8 rows): u8 0.41-0.62x, f16/bf16 0.70-0.95x.
+  // Groups of 145 to kWideGroupBytes bytes of 1-byte elements take the same pass's wide build
+  // (pass 9: GROUP_UNITS 36, an 18 KiB stage): u8 rows of 38 from 32 (four a group, 152 bytes)
+  // 0.73-0.85x the time of the tile pass (36-45% -> 43-60% of copy); f16/bf16 rows of 38 (two a
+  // group, 152 bytes) took 1.32-1.34x and stay in the tile pass (docs/data/h200_ab_group_wide.md).
   if (s.big && s.group_rows && s.width <= 2 && s.left + s.right > 0 && src_row_bytes % 16 == 0) {
     const std::uint64_t p = row_bytes % 8 == 0 ? 1 : row_bytes % 4 == 0 ? 2 : row_bytes % 2 == 0 ? 4 : 8;
-    if (p * row_bytes <= kGroupBytes && p * src_row_bytes <= kGroupSourceBytes)
-      return {GatherPass::Group, (s.n_dst / s.row + p - 1) / p};
+    const std::uint64_t groups = (s.n_dst / s.row + p - 1) / p;
+    if (p * src_row_bytes <= kGroupSourceBytes && p * row_bytes <= kGroupBytes) return {GatherPass::Group, groups};
+    if (s.width == 1 && p * src_row_bytes <= kGroupSourceBytes && p * row_bytes <= kWideGroupBytes)
+      return {GatherPass::GroupWide, groups};
   }
   const bool tile_rows = !whole_rows || row_bytes >= kLongRowBytes;
   if (s.big && tile_rows && row_bytes < kTileRowBytes) {

@@ -18,6 +18,7 @@ enum class GatherPass : std::uint32_t {
   TileFour = 6,    // the tile pass, four chunks per invocation
   AlignedRow = 7,  // rows of whole chunks in destination and source: one chunk per invocation
   Group = 8,       // groups of whole rows of 1- and 2-byte elements, one per invocation, through a stage
+  GroupWide = 9,   // the group pass for groups of 145 to 288 bytes of 1-byte elements (a stage twice the size)
 };
 
 // The destination as record_gather sees it after coalescing (a crop's destination is grad_in).
