@@ -26,8 +26,9 @@
 // 1.01-1.03x; 64 was slower on rank-5 forward rows of 1 to 4 bytes (1.04-1.17x).
 #ifndef PAD_WG
 #if FVK_PASS == 8 || FVK_PASS == 9
-// The group pass: its stage (below) is 9 KiB at 64 invocations (pass 9: 18 KiB). Measured on the H200 against 128
-// (18 KiB; docs/data/h200_ab_group_pass.md): 128 took rank-5 rows 1.08-1.13x the time.
+// The group pass: its stage (below) is 9 KiB at 64 invocations (pass 9: 18 KiB). Measured on the
+// H200 against 128 (18 KiB; docs/data/h200_ab_group_pass.md): 128 took rank-5 rows 1.08-1.13x the
+// time.
 #define PAD_WG 64
 #elif ELEM_BYTES == 2
 #define PAD_WG 128
@@ -285,10 +286,10 @@ void write_chunk(uint chunk, uint inner, uint row_dst, uint row_src, uint c, uin
 //     pads: a copy of 16 source bytes (or the fill), four chunks per invocation (inner_four);
 //  2: the edge chunks (a pad slot or a row end inside), enumerated per row boundary: `slots`
 //     invocations for the few chunks around each boundary, writing exactly those pass 3 leaves;
-//  7, 8: where their pipelines are built for the geometry, in destinations of 1 MiB and more, in
+//  7, 8, 9: where their pipelines are built for the geometry, in destinations of 1 MiB and more, in
 //     place of the tile pass: the aligned-row pass (aligned_row_chunk, below: rows of whole chunks
 //     with pads of at most 16 bytes) and the group pass (group_pass, below: groups of whole rows of
-//     1- and 2-byte elements from source rows of whole chunks).
+//     1- and 2-byte elements from source rows of whole chunks; 9 its build for larger groups).
 // The inner and edge passes write disjoint chunks: no barrier between them; they take the rows of
 // 8192 bytes and more. Where rows are whole chunks without pads, there are no edge chunks and the
 // inner pass alone writes everything (from 8192 bytes; from 512 on destinations under 1 MiB).
@@ -937,8 +938,8 @@ void aligned_row_chunk(uint k, uint total, uint inner, uint row_dst, uint row_sr
 //
 // Pass 9 is the same pass for groups of up to 288 bytes, a build of its own so that pass 8 keeps its
 // 9 KiB stage. The wrapper takes it for 1-byte elements: on the H200 rows of 38 u8 from 32 (four a
-// group, 152 bytes) took 0.73-0.85x the time of the tile pass, rows of 38 f16 (two a group) 1.32-1.34x
-// (docs/data/h200_ab_group_wide.md).
+// group, 152 bytes) took 0.73-0.85x the time of the tile pass, rows of 38 f16 (two a group)
+// 1.32-1.34x (docs/data/h200_ab_group_wide.md).
 #if FVK_PASS == 9
 #define GROUP_UNITS 36u  // 8-byte units of a group, at most (288 bytes)
 #else
