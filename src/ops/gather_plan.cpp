@@ -77,9 +77,10 @@ GatherPlan plan_gather(const GatherShape& s) {
   if (s.big && s.group_rows && s.width <= 2 && s.left + s.right > 0 && src_row_bytes % 16 == 0) {
     const std::uint64_t p = row_bytes % 8 == 0 ? 1 : row_bytes % 4 == 0 ? 2 : row_bytes % 2 == 0 ? 4 : 8;
     const std::uint64_t groups = (s.n_dst / s.row + p - 1) / p;
-    if (p * src_row_bytes <= kGroupSourceBytes && p * row_bytes <= kGroupBytes) return {GatherPass::Group, groups};
-    if (s.width == 1 && p * src_row_bytes <= kGroupSourceBytes && p * row_bytes <= kWideGroupBytes)
-      return {GatherPass::GroupWide, groups};
+    if (p * src_row_bytes <= kGroupSourceBytes) {
+      if (p * row_bytes <= kGroupBytes) return {GatherPass::Group, groups};
+      if (s.width == 1 && p * row_bytes <= kWideGroupBytes) return {GatherPass::GroupWide, groups};
+    }
   }
   const bool tile_rows = !whole_rows || row_bytes >= kLongRowBytes;
   if (s.big && tile_rows && row_bytes < kTileRowBytes) {

@@ -172,8 +172,8 @@ DetPasses det_passes(const PadGeometry& g, DType dtype, bool always_split) {
   // of two rounds) 0.88x the time of the tile pass beside the multi-row pass, 78-79% -> 89-90% of
   // copy. The other rows stay on the tile pass: split took replicate f64 1.05x the time, f32
   // 1.21-1.24x, f16/bf16 1.06-1.34x (docs/data/h200_ab_det_rank5_split.md).
-  const bool wide_reflect = large && interleavable && g.mode == PadMode::Reflect && byte_width(dtype) == 8;
-  const bool measured_faster = (large && single_rows >= 0.95 && !p.subgroup_queue) || wide_reflect || always_split;
+  const bool reflect_b8 = large && interleavable && g.mode == PadMode::Reflect && byte_width(dtype) == 8;
+  const bool measured_faster = (large && single_rows >= 0.95 && !p.subgroup_queue) || reflect_b8 || always_split;
   p.split = measured_faster && n >= 2 * chunk &&
             n_in / n * std::max<std::uint64_t>(p.slots, 32) <= std::numeric_limits<std::uint32_t>::max();
   p.multi_row = p.split && single_rows < 1;
