@@ -25,10 +25,10 @@
 // 0.97-0.98x the time, image rows 1.00x and image crops 0.98x, but rank-5 rows of 1-byte elements
 // 1.01-1.03x; 64 was slower on rank-5 forward rows of 1 to 4 bytes (1.04-1.17x).
 #ifndef PAD_WG
-#if FVK_PASS == 8 || FVK_PASS == 9
-// The group pass: its stage (below) is 9 KiB at 64 invocations (pass 9: 18 KiB). Measured on the
-// H200 against 128 (18 KiB; docs/data/h200_ab_group_pass.md): 128 took rank-5 rows 1.08-1.13x the
-// time.
+#if FVK_PASS == 8
+// The group pass (its stage, below, holds the workgroup's groups). Measured on the H200 against 128
+// in an earlier form of the pass (a 9 KiB stage, docs/data/h200_ab_group_pass.md): 128 took rank-5
+// rows 1.08-1.13x the time.
 #define PAD_WG 64
 #elif ELEM_BYTES == 2
 #define PAD_WG 128
@@ -286,10 +286,10 @@ void write_chunk(uint chunk, uint inner, uint row_dst, uint row_src, uint c, uin
 //     pads: a copy of 16 source bytes (or the fill), four chunks per invocation (inner_four);
 //  2: the edge chunks (a pad slot or a row end inside), enumerated per row boundary: `slots`
 //     invocations for the few chunks around each boundary, writing exactly those pass 3 leaves;
-//  7, 8, 9: where their pipelines are built for the geometry, in destinations of 1 MiB and more, in
+//  7, 8: where their pipelines are built for the geometry, in destinations of 1 MiB and more, in
 //     place of the tile pass: the aligned-row pass (aligned_row_chunk, below: rows of whole chunks
 //     with pads of at most 16 bytes) and the group pass (group_pass, below: groups of whole rows of
-//     1- and 2-byte elements from source rows of whole chunks; 9 its build for larger groups).
+//     1- and 2-byte elements from source rows of whole chunks).
 // The inner and edge passes write disjoint chunks: no barrier between them; they take the rows of
 // 8192 bytes and more. Where rows are whole chunks without pads, there are no edge chunks and the
 // inner pass alone writes everything (from 8192 bytes; from 512 on destinations under 1 MiB).
@@ -918,120 +918,134 @@ void aligned_row_chunk(uint k, uint total, uint inner, uint row_dst, uint row_sr
 }
 
 // The group pass (REGION 8), for pipelines built for the geometry (shape constants), on rows of 1-
-// and 2-byte elements with an innermost pad whose source rows are whole 16-byte chunks: each
-// invocation writes one group of P whole destination rows, P the fewest that make whole 8-byte
-// units (rank-5 rows: two of 68 u8, or one of 68 f16, 136 bytes), from its P source rows loaded as
-// aligned 16-byte chunks. Every byte's place in the group, its source byte and whether it is a pad
-// slot are then constants of the pipeline, the same in every invocation, so the driver folds the
+// and 2-byte elements with an innermost pad whose source rows are whole 16-byte chunks. A group is
+// the fewest whole destination rows that make whole 32-bit words (rank-5 rows of 68 u8 or 68 f16:
+// one row, 17 or 34 words), and each group is written by GROUP_PIECES invocations, one piece of
+// consecutive words apiece (two pieces where a group has 10 words or more: rank-5 u8 9 + 8 words,
+// f16 17 + 17). An invocation loads the aligned 16-byte chunks of its group's source rows that its
+// words read. Every byte's place in its piece, its source byte and whether it is a pad slot are
+// then constants of the pipeline, the same in every invocation of a piece, so the driver folds the
 // assembly into straight-line code with no branch, queue or per-element index math: a word of four
 // consecutive source bytes of one row is a funnel shift of two source words, the other words (at
-// the pads and where a row ends inside the word) are put together byte by byte. The units go
-// through a stage in shared memory, so that the workgroup stores its run of the destination in
-// order, 16 bytes apiece (each invocation storing its own group, 136 bytes from its neighbours',
-// would not coalesce). The wrapper's rule (src/ops/gather_plan.cpp) keeps a group within
-// GROUP_UNITS units and its source rows within GROUP_SRC chunks; the pass trusts it. Rows past the
-// last are zeros, never read.
-// Measured on the H200 against the tile pass, both built for the geometry (rank5, three rounds,
-// docs/data/h200_ab_group_pass.md): u8 rows 0.79-0.82x the time, f16/bf16 0.96-1.00x. Putting every
-// word together byte by byte took u8 0.91-0.94x and f16 1.16-1.24x: the driver did not fold that
-// form as far (its binary was 2.5x the size).
-//
-// Pass 9 is the same pass for groups of up to 288 bytes, a build of its own so that pass 8 keeps its
-// 9 KiB stage. The wrapper takes it for 1-byte elements: on the H200 rows of 38 u8 from 32 (four a
-// group, 152 bytes) took 0.73-0.85x the time of the tile pass, rows of 38 f16 (two a group)
-// 1.32-1.34x (docs/data/h200_ab_group_wide.md).
-#if FVK_PASS == 9
-#define GROUP_UNITS 36u  // 8-byte units of a group, at most (288 bytes)
-#else
-#define GROUP_UNITS 18u  // 8-byte units of a group, at most (144 bytes)
-#endif
+// the pads and where a row ends inside the word) are put together byte by byte. A workgroup takes
+// its groups piece by piece (invocations 0 to PAD_WG / GROUP_PIECES - 1 the first pieces, and so
+// on), so each subgroup runs one piece's code. The words go through a stage in shared memory, so
+// that the workgroup stores its run of the destination in order, 16 bytes apiece (each invocation
+// storing its own words, 68 bytes from its neighbours', would not coalesce).
+// The wrapper's rule (src/ops/gather_plan.cpp) sets GROUP_PIECES and the stage's size STAGE_WORDS
+// (specialization constants 41 and 40: the workgroup's groups' words) and keeps a piece within
+// PIECE_WORDS words and a group's source rows within GROUP_SRC chunks; the pass trusts it. Rows
+// past the last are zeros, never read.
+// Measured on the H200 against the form it replaced (groups of whole 8-byte units, one invocation
+// each, a 9 KiB stage; docs/data/h200_ab_group_words.md, the product of two A/B runs): rank5 u8
+// 0.74-0.79x the time, f16/bf16 0.90-0.95x; rows of 38 from 32 u8 0.41-0.49x (that form's wide
+// build), f16 0.66-0.70x (the tile pass). The stage sized for the workgroup's groups keeps more
+// workgroups resident, and two pieces keep fewer chunks in registers per invocation: one piece of
+// 34 words on f16 took 1.01-1.05x the time of the 8-byte units, two 0.91-0.94x; four pieces took
+// 1.04-1.06x the time of two.
+#define PIECE_WORDS 36u  // words of a piece, at most
 #define GROUP_SRC 16u    // 16-byte chunks of a group's source rows, at most (256 bytes)
-const uint STAGE_UNITS = REGION == 8u || REGION == 9u ? uint(PAD_WG) * GROUP_UNITS : 1u;
-shared uvec2 stage[STAGE_UNITS];
+#if FVK_PASS == 8
+// Their defaults: one piece per group, and a stage that holds any group of one piece.
+layout(constant_id = 40) const uint STAGE_WORDS = 2304u;  // PAD_WG * PIECE_WORDS
+layout(constant_id = 41) const uint GROUP_PIECES = 1u;
+#else
+const uint STAGE_WORDS = 1u;
+const uint GROUP_PIECES = 1u;
+#endif
+shared uint stage[STAGE_WORDS];
 
-// Rows per group: the fewest whose bytes make whole 8-byte units.
-uint group_rows(uint row_bytes) {
-  return row_bytes % 8u == 0u ? 1u : row_bytes % 4u == 0u ? 2u : row_bytes % 2u == 0u ? 4u : 8u;
-}
+// Rows per group: the fewest whose bytes make whole 32-bit words.
+uint group_rows(uint row_bytes) { return row_bytes % 4u == 0u ? 1u : row_bytes % 2u == 0u ? 2u : 4u; }
 
-void group_pass(uint g, uint total, uint inner, uint row_dst, uint row_src) {
+void group_pass(uint total, uint inner, uint row_dst, uint row_src) {
   const uint EB = uint(ELEM_BYTES);
-  const uint R = row_dst * EB;           // destination row bytes
-  const uint S16 = row_src * EB / 16u;   // chunks of a source row (>= 1)
+  const uint R = row_dst * EB;                      // destination row bytes
+  const uint S16 = row_src * EB / 16u;              // chunks of a source row (>= 1)
   const uint P = group_rows(R);
-  const uint U = P * R / 8u;             // units of a group
+  const uint W = P * R / 4u;                        // words of a group
+  const uint K = GROUP_PIECES;
+  const uint WP = (W + K - 1u) / K;                 // words of a piece (the last may hold fewer)
+  const uint GPW = uint(PAD_WG) / K;                // groups of a workgroup
   const uint rows = N_DST / row_dst;
+  const uint groups = (rows + P - 1u) / P;
   const uint lid = gl_LocalInvocationID.x;
-  if ((g - lid) * P >= rows) return;     // the whole workgroup: past the destination
+  const uint wg = gl_WorkGroupID.x + gl_WorkGroupID.y * gl_NumWorkGroups.x;
+  if (wg * GPW >= groups) return;  // the whole workgroup: past the destination
+  const uint k = lid / GPW;        // the invocation's piece
+  const uint j = lid - k * GPW;    // its group in the workgroup
   // The group's rows: where each one's source starts (in chunks), and whether it has one (rows in a
   // constant pad of an outer axis take the fill; rows past the last, zeros).
-  uint base[8];
-  bool has[8], past[8];
-  [[unroll]] for (uint p = 0u; p < 8u; ++p) {
-    const uint r = g * P + p;
+  uint base[4];
+  bool has[4], past[4];
+  [[unroll]] for (uint p = 0u; p < 4u; ++p) {
+    const uint r = (wg * GPW + j) * P + p;
     uint off = 0u;
     past[p] = p >= P || r >= rows;
     has[p] = !past[p] && row_source(r, inner, row_src, off);
     base[p] = off * EB / 16u;
   }
-  uvec4 sv[GROUP_SRC];
-  [[unroll]] for (uint k = 0u; k < GROUP_SRC; ++k) {
-    const uint p = min(k / S16, 7u);
-    sv[k] = uvec4(0u);
-    if (k < P * S16 && has[p]) sv[k] = src4[base[p] + k - p * S16];
-  }
   const uint fill = fill_chunk().x;  // the fill's bytes, repeated per element
-  [[unroll]] for (uint u = 0u; u < GROUP_UNITS; ++u) {
-    if (u < U) {
-      uvec2 unit = uvec2(0u);
-      [[unroll]] for (uint h = 0u; h < 2u; ++h) {
-        // Word h of the unit: its bytes' rows, source bytes and kinds.
-        uint pw[4], sbw[4];
-        bool dw[4];
-        bool run = true;
-        [[unroll]] for (uint t = 0u; t < 4u; ++t) {
-          const uint b = u * 8u + h * 4u + t;  // byte of the group
-          const uint p = min(b / R, 7u);
-          const uint cb = b - p * R;  // byte of its row
-          const uint col = cb / EB;
-          uint s;
-          dw[t] = map_coord(inner, col, s);
-          pw[t] = p;
-          sbw[t] = s * EB + (cb - col * EB);  // byte of the source row
-          run = run && dw[t] && p == pw[0] && sbw[t] == sbw[0] + t;
-        }
-        uint word = 0u;
-        if (run) {  // four consecutive source bytes of one row: a funnel shift of two source words
-          const uint p = pw[0];
-          const uint i = p * S16 * 4u + (sbw[0] >> 2);  // the group's source word
-          const uint lo = sv[min(i >> 2, GROUP_SRC - 1u)][i & 3u];
-          const uint hi = sv[min((i + 1u) >> 2, GROUP_SRC - 1u)][(i + 1u) & 3u];
-          const uint sh = (sbw[0] & 3u) * 8u;
-          word = sh == 0u ? lo : (lo >> sh) | (hi << (32u - sh));
-          if (!has[p]) word = past[p] ? 0u : fill;
-        } else {
-          [[unroll]] for (uint t = 0u; t < 4u; ++t) {
-            const uint p = pw[t];
-            const uint sb = sbw[t];
-            const uint x = sv[min(p * S16 + sb / 16u, GROUP_SRC - 1u)][(sb >> 2) & 3u] >> (8u * (sb & 3u));
-            uint byte_v = fill >> (8u * t);  // the fill word's bytes repeat every element (t: the byte's place mod 4)
-            if (dw[t] && has[p]) byte_v = x;
-            if (past[p]) byte_v = 0u;
-            word |= (byte_v & 0xFFu) << (8u * t);
-          }
-        }
-        unit[h] = word;
+  // One branch per piece, so that in each the piece is a constant (a subgroup takes one).
+  [[unroll]] for (uint kk = 0u; kk < 4u; ++kk) {
+    if (kk < K && kk == k) {
+      // The group's source chunks; the driver drops the loads of those this piece's words do not read.
+      uvec4 sv[GROUP_SRC];
+      [[unroll]] for (uint c = 0u; c < GROUP_SRC; ++c) {
+        const uint p = min(c / S16, 3u);
+        sv[c] = uvec4(0u);
+        if (c < P * S16 && has[p]) sv[c] = src4[base[p] + c - p * S16];
       }
-      stage[lid * U + u] = unit;
+      [[unroll]] for (uint w = 0u; w < PIECE_WORDS; ++w) {
+        const uint wq = kk * WP + w;  // word of the group
+        if (w < WP && wq < W) {
+          // The word's bytes: their rows, source bytes and kinds.
+          uint pw[4], sbw[4];
+          bool dw[4];
+          bool run = true;
+          [[unroll]] for (uint t = 0u; t < 4u; ++t) {
+            const uint b = wq * 4u + t;  // byte of the group
+            const uint p = min(b / R, 3u);
+            const uint cb = b - p * R;  // byte of its row
+            const uint col = cb / EB;
+            uint s;
+            dw[t] = map_coord(inner, col, s);
+            pw[t] = p;
+            sbw[t] = s * EB + (cb - col * EB);  // byte of the source row
+            run = run && dw[t] && p == pw[0] && sbw[t] == sbw[0] + t;
+          }
+          uint word = 0u;
+          if (run) {  // four consecutive source bytes of one row: a funnel shift of two source words
+            const uint p = pw[0];
+            const uint i = p * S16 * 4u + (sbw[0] >> 2);  // the group's source word
+            const uint lo = sv[min(i >> 2, GROUP_SRC - 1u)][i & 3u];
+            const uint hi = sv[min((i + 1u) >> 2, GROUP_SRC - 1u)][(i + 1u) & 3u];
+            const uint sh = (sbw[0] & 3u) * 8u;
+            word = sh == 0u ? lo : (lo >> sh) | (hi << (32u - sh));
+            if (!has[p]) word = past[p] ? 0u : fill;
+          } else {
+            [[unroll]] for (uint t = 0u; t < 4u; ++t) {
+              const uint p = pw[t];
+              const uint sb = sbw[t];
+              const uint x = sv[min(p * S16 + sb / 16u, GROUP_SRC - 1u)][(sb >> 2) & 3u] >> (8u * (sb & 3u));
+              uint byte_v = fill >> (8u * t);  // the fill word's bytes repeat every element (t: the byte's place mod 4)
+              if (dw[t] && has[p]) byte_v = x;
+              if (past[p]) byte_v = 0u;
+              word |= (byte_v & 0xFFu) << (8u * t);
+            }
+          }
+          stage[j * W + wq] = word;
+        }
+      }
     }
   }
   barrier();
   // The workgroup's groups are one run of the destination: 16-byte chunks from its first group's,
-  // (g - lid) * U / 2 (a whole number: the workgroup's groups are a multiple of 2 units).
-  const uint q0 = (g - lid) * U / 2u;
-  const uint n = uint(PAD_WG) * U / 2u;
+  // wg * GPW * W / 4 (a whole number: GPW is a multiple of 16).
+  const uint q0 = wg * GPW * W / 4u;
+  const uint n = GPW * W / 4u;
   for (uint i = lid; i < n; i += uint(PAD_WG)) {
-    if (q0 + i < total) dst[q0 + i] = uvec4(stage[2u * i], stage[2u * i + 1u]);
+    if (q0 + i < total) dst[q0 + i] = uvec4(stage[4u * i], stage[4u * i + 1u], stage[4u * i + 2u], stage[4u * i + 3u]);
   }
 }
 
@@ -1055,8 +1069,8 @@ void main() {
     tile_pass(g, total, inner, row_dst, row_src);
     return;
   }
-  if (REGION == 8u || REGION == 9u) {  // the group pass: no early return before its barrier
-    group_pass(g, total, inner, row_dst, row_src);
+  if (REGION == 8u) {  // the group pass: no early return before its barrier
+    group_pass(total, inner, row_dst, row_src);
     return;
   }
   if (REGION == 2u) {  // the edge pass

@@ -78,21 +78,26 @@ TEST(GatherPlan, BenchShapesTakeTheMeasuredPasses) {
       {"rank5 f32, shape_buf", {rank5_out, 4, 68, 2, 2, true, false}, GatherPass::Tile, tile2(rank5_out / 4), 0, 0},
       {"rank5 i64, shape_buf", {rank5_out, 8, 68, 2, 2, true, false}, GatherPass::Tile, tile2(rank5_out / 2), 0, 0},
       // With the group pass's pipeline built for the geometry, rows of 1- and 2-byte elements from
-      // source rows of whole chunks: one group per invocation, two rows of 68 u8 or one of 68 f16.
-      {"rank5 u8, group", {rank5_out, 1, 68, 2, 2, true, true, true}, GatherPass::Group, rank5_out / 68 / 2, 0, 0},
-      {"rank5 f16, group", {rank5_out, 2, 68, 2, 2, true, true, true}, GatherPass::Group, rank5_out / 68, 0, 0},
-      // Groups of 145 to 288 bytes of 1-byte elements: the wide build (u8 rows of 38 from 32, four a
-      // group, 152 bytes; u8 rows of 70 from 64, four a group, 280 bytes). 2-byte elements keep the
-      // tile pass there (f16 rows of 38, two a group: 152 bytes).
-      {"u8 38, wide group", {38 * 40000, 1, 38, 3, 3, true, true, true}, GatherPass::GroupWide, 10000, 0, 0},
-      {"u8 70, wide group", {70 * 40000, 1, 70, 3, 3, true, true, true}, GatherPass::GroupWide, 10000, 0, 0},
-      {"f16 38", {38 * 40000, 2, 38, 3, 3, true, true, true}, GatherPass::Tile, tile2(38 * 40000 / 8), 0, 0},
-      // Not taken: source rows that are not whole chunks (u8 68 from 62), groups over 288 bytes (u8
-      // rows of 146 from 144, four a group), source rows of a group over 256 bytes (f16 rows of 140
-      // from 136, one a group: 280 bytes from 272), 4-byte elements (the aligned-row pass), crops.
+      // source rows of whole chunks, in groups of the fewest rows that make whole words, each group
+      // in two pieces (invocations) from 10 words: rank-5 rows (one row a group, 17 words u8, 34
+      // f16), rows of 38 from 32 (u8 two rows a group, 19 words; f16 one row, 19 words), rows of 70
+      // from 64 u8 (two rows, 35 words), rows of 17 from 16 u8 (four rows, 17 words); rows of 20 u8
+      // (one row, 5 words) in one piece.
+      {"rank5 u8, group", {rank5_out, 1, 68, 2, 2, true, true, true}, GatherPass::Group, rank5_out / 68 * 2, 0, 0},
+      {"rank5 f16, group", {rank5_out, 2, 68, 2, 2, true, true, true}, GatherPass::Group, rank5_out / 68 * 2, 0, 0},
+      {"u8 38, group", {38 * 40000, 1, 38, 3, 3, true, true, true}, GatherPass::Group, 40000, 0, 0},
+      {"f16 38, group", {38 * 40000, 2, 38, 3, 3, true, true, true}, GatherPass::Group, 80000, 0, 0},
+      {"u8 70, group", {70 * 40000, 1, 70, 3, 3, true, true, true}, GatherPass::Group, 40000, 0, 0},
+      {"u8 17, group", {17 * 40000, 1, 17, 1, 0, true, true, true}, GatherPass::Group, 20000, 0, 0},
+      {"u8 20, group", {20 * 40000, 1, 20, 2, 2, true, true, true}, GatherPass::Group, 40000, 0, 0},
+      // Not taken: source rows that are not whole chunks (u8 68 from 62), a group's source rows over
+      // 256 bytes (u8 rows of 146 from 144, two a group; f16 rows of 140 from 136, one a group: 272
+      // bytes), pieces over 36 words (f16 rows of 146 from 128: 73 words, pieces of 37), 4-byte
+      // elements (the aligned-row pass), crops.
       {"u8 62+6", {rank5_out, 1, 68, 3, 3, true, true, true}, GatherPass::Tile, tile2(rank5_out / 16), 0, 0},
       {"u8 146", {146 * 8000, 1, 146, 1, 1, true, true, true}, GatherPass::Tile, tile2(73000), 0, 0},
       {"f16 140", {140 * 8000, 2, 140, 2, 2, true, true, true}, GatherPass::Tile, tile2(140 * 8000 / 8), 0, 0},
+      {"f16 146", {146 * 8000, 2, 146, 9, 9, true, true, true}, GatherPass::Tile, tile2(146 * 8000 / 8), 0, 0},
       {"rank5 f32, group", {rank5_out, 4, 68, 2, 2, true, true, true}, GatherPass::AlignedRow, rank5_out / 4, 0, 0},
       {"rank5 crop u8, g", {rank5_in, 1, 64, 0, 0, true, true, true}, GatherPass::RowTwo, tile2(rank5_in / 16), 0, 0},
       // Destination rows of whole chunks over source rows that are not (f32 rows of 64 from 62):
@@ -145,6 +150,24 @@ TEST(GatherPlan, BenchShapesTakeTheMeasuredPasses) {
     EXPECT_EQ(plan.invocations, c.invocations) << c.what;
     EXPECT_EQ(plan.edge, c.edge) << c.what;
     EXPECT_EQ(plan.slots, c.slots) << c.what;
+    // The group pass's constants: pieces per group and the stage of a workgroup of 64, in words.
+    if (plan.pass != GatherPass::Group) {
+      EXPECT_EQ(plan.pieces, 0u) << c.what;
+      EXPECT_EQ(plan.stage_words, 0u) << c.what;
+    }
+  }
+  struct GroupCase {
+    ops::GatherShape shape;
+    std::uint64_t pieces, stage_words;
+  };
+  for (const auto& [shape, pieces, stage_words] :
+       std::vector<GroupCase>{{{rank5_out, 1, 68, 2, 2, true, true, true}, 2, 32 * 17},
+                              {{rank5_out, 2, 68, 2, 2, true, true, true}, 2, 32 * 34},
+                              {{70 * 40000, 1, 70, 3, 3, true, true, true}, 2, 32 * 35},
+                              {{20 * 40000, 1, 20, 2, 2, true, true, true}, 1, 64 * 5}}) {
+    const auto plan = ops::plan_gather(shape);
+    EXPECT_EQ(plan.pieces, pieces) << shape.row;
+    EXPECT_EQ(plan.stage_words, stage_words) << shape.row;
   }
 }
 

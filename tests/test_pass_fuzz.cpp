@@ -334,13 +334,14 @@ TEST(PadAlignedRowPass, Geometries) {
 }
 
 // pad.comp's group pass (rows of 1- and 2-byte elements with an innermost pad, source rows of whole
-// 16-byte chunks): each invocation writes P whole destination rows, P the fewest that make 8-byte
-// units, through a stage in shared memory. Corners per mode and width: groups of one, two, four and
-// eight rows (row bytes a multiple of 8, 4, 2, or odd), the rank-5 bench rows, pads wider than a
-// chunk, rows wholly in outer pads, a row count that is not a multiple of P (a group with rows past
-// the last), several workgroups with a last one partly used, rank 1 (one row). Each geometry is
-// first held to the plan: the wrapper takes the group pass for it where its pipeline is built for
-// the geometry (here always, ShapeConstants::Always). Then random geometries that take it.
+// 16-byte chunks): groups of the fewest whole destination rows that make whole 32-bit words, each
+// in one piece or two (invocations), through a stage in shared memory. Corners per mode and width:
+// groups of one, two and four rows (row bytes a multiple of 4, 2, or odd), of one piece and of two
+// (even and odd word counts), the rank-5 bench rows, pads wider than a chunk, rows wholly in outer
+// pads, a row count that is not a multiple of the group (a group with rows past the last), several
+// workgroups with a last one partly used, rank 1 (one row). Each geometry is first held to the plan:
+// the wrapper takes the group pass for it where its pipeline is built for the geometry (here always,
+// ShapeConstants::Always). Then random geometries that take it.
 TEST(PadGroupPass, Geometries) {
   for (const auto& target : split_targets()) {
     if (target.op != selftest::Op::Pad || byte_width(target.dtype) > 2 || !width_representative(target.dtype)) continue;
@@ -375,14 +376,12 @@ TEST(PadGroupPass, Geometries) {
     };
     for (const auto& g : geometries)
       EXPECT_EQ(planned(g), ops::GatherPass::Group) << target.kernel << " shape " << to_string(g.in);
-    // The wide build (pass 9) for 1-byte elements, groups of 145 to 288 bytes: rows of 38 from 32
-    // (four a group, 152 bytes; with outer pads, 21 rows, not a multiple of four) and of 70 from 64
-    // (four a group, 280 bytes).
-    if (width == 1) {
-      for (const auto& g : {Geometry{{3, 5, 2 * c}, {0, 1, 3}, {0, 1, 3}}, Geometry{{7, 4 * c}, {0, 3}, {0, 3}}}) {
-        EXPECT_EQ(planned(g), ops::GatherPass::GroupWide) << target.kernel << " shape " << to_string(g.in);
-        geometries.push_back(g);
-      }
+    // Groups of two pieces of up to 36 words: u8 rows of 38 from 32 (two rows a group, 19 words;
+    // with the outer pads 21 rows, an odd count) and of 70 from 64 (two rows, 35 words); f16 rows
+    // of 22 from 16 (one row, 11 words) and of 38 from 32 (one row, 19 words).
+    for (const auto& g : {Geometry{{3, 5, 2 * c}, {0, 1, 3}, {0, 1, 3}}, Geometry{{7, 4 * c}, {0, 3}, {0, 3}}}) {
+      EXPECT_EQ(planned(g), ops::GatherPass::Group) << target.kernel << " shape " << to_string(g.in);
+      geometries.push_back(g);
     }
     // Then random geometries that take the pass: ranks 1 to 4, source rows of 1 to 8 chunks, pads
     // from 0 to past a chunk.
@@ -405,7 +404,7 @@ TEST(PadGroupPass, Geometries) {
       g.left.back() = uniform(0, c + 2);
       g.right.back() = uniform(0, c + 2);
       const auto pass = planned(g);
-      if (pass != ops::GatherPass::Group && pass != ops::GatherPass::GroupWide) continue;
+      if (pass != ops::GatherPass::Group) continue;
       geometries.push_back(g);
       ++found;
     }

@@ -20,9 +20,10 @@ constexpr std::uint64_t kTileRowBytes = 8192;
 // invocation (widths over 1 byte).
 constexpr std::uint64_t kOnePassFourRowBytes = 8192;
 
-// The group pass's limits: pad.comp's GROUP_UNITS (8-byte units) and GROUP_SRC (16-byte chunks).
-constexpr std::uint64_t kGroupBytes = 18 * 8, kWideGroupBytes = 36 * 8;
-constexpr std::uint64_t kGroupSourceBytes = 16 * 16;
+// The group pass's limits (pad.comp's PIECE_WORDS, GROUP_SRC in bytes and PAD_WG for the pass), and
+// the group size from which a group takes two pieces.
+constexpr std::uint64_t kPieceWords = 36, kGroupSourceBytes = 16 * 16, kGroupWorkgroup = 64;
+constexpr std::uint64_t kTwoPieceWords = 10;
 
 }  // namespace
 
@@ -64,22 +65,26 @@ GatherPlan plan_gather(const GatherShape& s) {
     return {GatherPass::AlignedRow, chunks_total};
   }
   // Rows of 1- and 2-byte elements with an innermost pad whose source rows are whole chunks, in
-  // groups of P rows (the fewest that make whole 8-byte units) of at most kGroupBytes, from at most
-  // kGroupSourceBytes of source rows: the group pass (pad.comp's GROUP_UNITS and GROUP_SRC), one
-  // group per invocation, where its pipeline is built for the geometry. Measured on the H200
-  // against the tile pass, both so built (docs/data/h200_ab_group_pass.md): rank-5 rows of 68 u8
-  // 0.79-0.82x the time, of 68 f16/bf16 0.96-1.00x; with `fvk bench --shape` on shorter rows
-  // (17 to 36 elements, groups of 1 to 8 rows): u8 0.41-0.62x, f16/bf16 0.70-0.95x.
-  // Groups of 145 to kWideGroupBytes bytes of 1-byte elements take the same pass's wide build
-  // (pass 9: GROUP_UNITS 36, an 18 KiB stage): u8 rows of 38 from 32 (four a group, 152 bytes)
-  // 0.73-0.85x the time of the tile pass (36-45% -> 43-60% of copy); f16/bf16 rows of 38 (two a
-  // group, 152 bytes) took 1.32-1.34x and stay in the tile pass (docs/data/h200_ab_group_wide.md).
+  // groups of P rows (the fewest that make whole 32-bit words), from at most kGroupSourceBytes of
+  // source rows: the group pass, where its pipeline is built for the geometry. Groups of
+  // kTwoPieceWords words and more take two invocations, one piece of ceil(words / 2) words apiece,
+  // smaller ones one; a piece holds at most kPieceWords words. Each workgroup of kGroupWorkgroup
+  // stages its groups' words (pad.comp's STAGE_WORDS). Measured on the H200, all built for the
+  // geometry (docs/data/h200_ab_group_words.md): against the pass's first form (groups of whole
+  // 8-byte units, one invocation each; 0.79-0.82x the tile pass's time on rank-5 u8,
+  // h200_ab_group_pass.md), groups of whole words in one piece took rank-5 rows of 68 u8 0.80-0.83x
+  // the time and f16/bf16 0.91-0.94x (f16 in two pieces of 17 words; one piece of 34 took
+  // 1.01-1.05x), rows of 38 from 32 u8 0.46-0.53x (the first form's wide build) and f16/bf16
+  // 0.72-0.74x (the tile pass); two pieces from 10 words instead of from 19 (an even count) then
+  // took rank-5 u8 0.92-0.95x, rows of 38 0.90-0.95x, rank-5 f16/bf16 0.99-1.01x (the same code),
+  // and rows of 17 u8 1.03-1.05x (f16 0.93-0.99x). Four pieces took rank-5 f16/bf16 1.04-1.06x.
   if (s.big && s.group_rows && s.width <= 2 && s.left + s.right > 0 && src_row_bytes % 16 == 0) {
-    const std::uint64_t p = row_bytes % 8 == 0 ? 1 : row_bytes % 4 == 0 ? 2 : row_bytes % 2 == 0 ? 4 : 8;
-    const std::uint64_t groups = (s.n_dst / s.row + p - 1) / p;
-    if (p * src_row_bytes <= kGroupSourceBytes) {
-      if (p * row_bytes <= kGroupBytes) return {GatherPass::Group, groups};
-      if (s.width == 1 && p * row_bytes <= kWideGroupBytes) return {GatherPass::GroupWide, groups};
+    const std::uint64_t p = row_bytes % 4 == 0 ? 1 : row_bytes % 2 == 0 ? 2 : 4;
+    const std::uint64_t words = p * row_bytes / 4;
+    const std::uint64_t pieces = words >= kTwoPieceWords ? 2 : 1;
+    if (p * src_row_bytes <= kGroupSourceBytes && (words + pieces - 1) / pieces <= kPieceWords) {
+      const std::uint64_t groups = (s.n_dst / s.row + p - 1) / p;
+      return {GatherPass::Group, groups * pieces, 0, 0, pieces, kGroupWorkgroup / pieces * words};
     }
   }
   const bool tile_rows = !whole_rows || row_bytes >= kLongRowBytes;

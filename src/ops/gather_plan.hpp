@@ -17,8 +17,7 @@ enum class GatherPass : std::uint32_t {
   Tile = 5,        // the tile pass, two chunks per invocation
   TileFour = 6,    // the tile pass, four chunks per invocation
   AlignedRow = 7,  // rows of whole chunks in destination and source: one chunk per invocation
-  Group = 8,       // groups of whole rows of 1- and 2-byte elements, one per invocation, through a stage
-  GroupWide = 9,   // the group pass for groups of 145 to 288 bytes of 1-byte elements (a stage twice the size)
+  Group = 8,       // groups of whole rows of 1- and 2-byte elements, one or two invocations each, through a stage
 };
 
 // The destination as record_gather sees it after coalescing (a crop's destination is grad_in).
@@ -37,6 +36,10 @@ struct GatherPlan {
   std::uint64_t invocations = 0;  // of the main pass
   std::uint64_t edge = 0;         // invocations of the edge pass, recorded before it (0: none)
   std::uint64_t slots = 0;        // edge invocations per row boundary
+  // The group pass: invocations per group (pad.comp's GROUP_PIECES) and the words of a workgroup's
+  // stage (STAGE_WORDS), its specialization constants 41 and 40; 0 for the other passes.
+  std::uint64_t pieces = 0;
+  std::uint64_t stage_words = 0;
 };
 
 GatherPlan plan_gather(const GatherShape& s);

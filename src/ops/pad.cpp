@@ -66,6 +66,13 @@ void record_gather(rt::Stream& stream, const std::string& kernel_name, const Pad
   // The two passes write disjoint chunks, so no barrier between them; the edge pass goes first, so
   // its few, slower invocations run alongside the inner pass instead of after it.
   if (plan.edge > 0) stream.dispatch(pipeline(GatherPass::Edge), bindings, bytes_of(push), plan.edge);
+  if (plan.pass == GatherPass::Group) {  // its stage and pieces: specialization constants 40 and 41
+    const rt::SpecConstant group[] = {{40, static_cast<std::uint32_t>(plan.stage_words)},
+                                      {41, static_cast<std::uint32_t>(plan.pieces)}};
+    stream.dispatch(pipelines(static_cast<std::uint32_t>(plan.pass), group), bindings, bytes_of(push),
+                    plan.invocations);
+    return;
+  }
   stream.dispatch(pipeline(plan.pass), bindings, bytes_of(push), plan.invocations);
 }
 

@@ -81,4 +81,12 @@ const rt::Kernel& GeometryPipelines::operator()(std::uint32_t pass) const {
   return device_.kernel(kernel_, pass, rank, constants_);
 }
 
+const rt::Kernel& GeometryPipelines::operator()(std::uint32_t pass, std::span<const rt::SpecConstant> extra) const {
+  if (!specialized(pass)) fail(ErrorCode::Internal, "extra constants on a pass not built for its geometry");
+  if (constants_.empty()) constants_ = shape_constants(g_, n_dst_);
+  std::vector<rt::SpecConstant> all = constants_;
+  all.insert(all.end(), extra.begin(), extra.end());
+  return device_.kernel(kernel_, pass, static_cast<std::uint32_t>(g_.in.size()), all);
+}
+
 }  // namespace fvk::ops

@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -44,6 +45,9 @@ class GeometryPipelines {
   // Whether pass `pass`'s pipeline is built for the geometry.
   bool specialized(std::uint32_t pass) const;
   const rt::Kernel& operator()(std::uint32_t pass) const;
+  // Pass `pass` built for the geometry with the constants `extra` besides (ids the geometry's
+  // constants do not use); pass `pass` must be specialized.
+  const rt::Kernel& operator()(std::uint32_t pass, std::span<const rt::SpecConstant> extra) const;
 
  private:
   rt::Device& device_;
