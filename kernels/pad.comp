@@ -27,8 +27,9 @@
 #ifndef PAD_WG
 #if FVK_PASS == 8
 // The group pass (its stage, below, holds the workgroup's groups). Measured on the H200 against 128
-// in an earlier form of the pass (a 9 KiB stage, docs/data/h200_ab_group_pass.md): 128 took rank-5
-// rows 1.08-1.13x the time.
+// and 256 (docs/data/h200_ab_group_words.md, run 5): 128 took rank-5 rows 0.99-1.05x the time, 256
+// 1.00-1.13x (and with 256, groups of 36 words would need a 36 KiB stage, over lavapipe's 32 KiB of
+// shared memory).
 #define PAD_WG 64
 #elif ELEM_BYTES == 2
 #define PAD_WG 128
