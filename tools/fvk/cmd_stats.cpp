@@ -10,6 +10,7 @@
 #include "fvk/error.hpp"
 #include "fvk/pad_spec.hpp"
 #include "judge/bench.hpp"
+#include "ops/gather_plan.hpp"
 #include "ops/launch.hpp"
 #include "ops/shape_constant.hpp"
 #include "runtime/device.hpp"
@@ -17,6 +18,18 @@
 
 namespace fvk::cli {
 namespace {
+
+// The plan of pad.comp's forward kernel `name` (pad_<mode>_b<width>) for the merged geometry `g`, on a
+// large destination whose pipelines are built for the geometry; a pass other than the group pass for
+// other kernels.
+ops::GatherPlan group_plan(const std::string& name, const PadGeometry& g) {
+  const auto b = name.rfind("_b");
+  if (!name.starts_with("pad_") || name.find("backward") != std::string::npos || b == std::string::npos) return {};
+  const std::uint64_t width = std::stoull(name.substr(b + 2));
+  return ops::plan_gather({static_cast<std::uint64_t>(numel(g.out)), width, static_cast<std::uint64_t>(g.out.back()),
+                           static_cast<std::uint64_t>(g.left.back()), static_cast<std::uint64_t>(g.right.back()), true,
+                           true, true});
+}
 
 Registrar reg([](CLI::App& app, GlobalOptions& global) {
   auto* sub = app.add_subcommand("stats", "Print the driver's statistics of each kernel's compiled pipeline");
@@ -60,6 +73,7 @@ Registrar reg([](CLI::App& app, GlobalOptions& global) {
              fmt::format("--pass {}: no kernel matching --kernel '{}' has that pass", v, *filter));
     std::vector<rt::SpecConstant> constants;
     std::uint32_t geometry_rank = 0;
+    PadGeometry merged;
     if (!shape->empty()) {
       Shape in;
       for (const auto d : parse_int_list(*shape, "--shape")) in.push_back(d);
@@ -69,7 +83,7 @@ Registrar reg([](CLI::App& app, GlobalOptions& global) {
              fmt::format("--left and --right: one pad per axis of --shape ({} axes), got {} and {}", in.size(),
                          spec.left.size(), spec.right.size()));
       const PadGeometry g = infer_pad(in, spec);  // the ops' rules: pads of 0 or more, sizes in range
-      const PadGeometry merged = ops::coalesce(g);
+      merged = ops::coalesce(g);
       constants = ops::shape_constants(merged, static_cast<std::uint32_t>(numel(merged.out)));
       geometry_rank = static_cast<std::uint32_t>(merged.in.size());
     }
@@ -82,10 +96,23 @@ Registrar reg([](CLI::App& app, GlobalOptions& global) {
     for (const auto& [name, pass_count] : names) {
       for (const auto v : values) {
         if (static_cast<std::size_t>(v) >= pass_count) continue;
+        // The group pass built for --shape also takes its stage and pieces, as the wrapper sets them.
+        std::vector<rt::SpecConstant> pass_constants = constants;
+        std::string group;
+        if (!constants.empty() && v == static_cast<std::int64_t>(ops::GatherPass::Group)) {
+          if (const auto plan = group_plan(name, merged); plan.pass == ops::GatherPass::Group) {
+            pass_constants.push_back({40, static_cast<std::uint32_t>(plan.stage_words)});
+            pass_constants.push_back({41, static_cast<std::uint32_t>(plan.pieces)});
+            group = fmt::format(", {} piece(s) a group, a stage of {} words", plan.pieces, plan.stage_words);
+          } else {
+            group = ", which the wrapper would not run in the group pass (its default stage and pieces)";
+          }
+        }
         for (const auto r : constants.empty() ? rank_values : std::vector<std::int64_t>{geometry_rank}) {
           const auto& kernel =
-              device.kernel(name, static_cast<std::uint32_t>(v), static_cast<std::uint32_t>(r), constants);
-          fmt::print("\n{} (pass {}, rank {}{})\n", name, v, r, constants.empty() ? "" : ", built for --shape");
+              device.kernel(name, static_cast<std::uint32_t>(v), static_cast<std::uint32_t>(r), pass_constants);
+          fmt::print("\n{} (pass {}, rank {}{}{})\n", name, v, r, constants.empty() ? "" : ", built for --shape",
+                     group);
           for (const auto& s : device.pipeline_statistics(kernel)) {
             fmt::print("  {:<24} {:<40} {:>12}\n", s.executable, s.name, s.value);
             if (*describe) fmt::print("  {:<24} {}\n", "", s.description);
