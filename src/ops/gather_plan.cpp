@@ -75,9 +75,10 @@ GatherPlan plan_gather(const GatherShape& s) {
   // h200_ab_group_pass.md), groups of whole words in one piece took rank-5 rows of 68 u8 0.80-0.83x
   // the time and f16/bf16 0.91-0.94x (f16 in two pieces of 17 words; one piece of 34 took
   // 1.01-1.05x), rows of 38 from 32 u8 0.46-0.53x (the first form's wide build) and f16/bf16
-  // 0.72-0.74x (the tile pass); two pieces from 10 words instead of from 19 (an even count) then
-  // took rank-5 u8 0.92-0.95x, rows of 38 0.90-0.95x, rank-5 f16/bf16 0.99-1.01x (the same code),
-  // and rows of 17 u8 1.03-1.05x (f16 0.93-0.99x). Four pieces took rank-5 f16/bf16 1.04-1.06x.
+  // 0.72-0.74x (the tile pass); two pieces from 10 words, instead of only for even counts over 18,
+  // then took rank-5 u8 0.92-0.95x, rows of 38 0.90-0.95x, rank-5 f16/bf16 0.99-1.01x (the same
+  // code), and rows of 17 u8 0.98-1.05x (f16 0.93-1.00x). Four pieces took rank-5 f16/bf16
+  // 1.04-1.06x.
   if (s.big && s.group_rows && s.width <= 2 && s.left + s.right > 0 && src_row_bytes % 16 == 0) {
     const std::uint64_t p = row_bytes % 4 == 0 ? 1 : row_bytes % 2 == 0 ? 2 : 4;
     const std::uint64_t words = p * row_bytes / 4;
