@@ -122,4 +122,14 @@ GatherPlan plan_gather(const GatherShape& s) {
   return {GatherPass::One, row_bytes >= kOnePassFourRowBytes && s.width > 1 ? four_per_invocation : chunks_total};
 }
 
+GatherShape gather_shape(const PadGeometry& g, std::uint64_t width, bool crop) {
+  GatherShape s;
+  s.n_dst = static_cast<std::uint64_t>(numel(crop ? g.in : g.out));
+  s.width = width;
+  s.row = static_cast<std::uint64_t>(crop ? g.in.back() : g.out.back());
+  s.left = crop ? 0 : static_cast<std::uint64_t>(g.left.back());
+  s.right = crop ? 0 : static_cast<std::uint64_t>(g.right.back());
+  return s;
+}
+
 }  // namespace fvk::ops

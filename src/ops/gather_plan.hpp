@@ -5,6 +5,8 @@
 
 #include <cstdint>
 
+#include "fvk/pad_spec.hpp"
+
 namespace fvk::ops {
 
 // pad.comp's passes (its REGION: one SPIR-V module each).
@@ -43,5 +45,9 @@ struct GatherPlan {
 };
 
 GatherPlan plan_gather(const GatherShape& s);
+
+// The destination of a pad of the coalesced geometry `g` with `width`-byte elements, or (`crop`) of
+// its constant-mode backward, whose destination is grad_in; the flags are left false for the caller.
+GatherShape gather_shape(const PadGeometry& g, std::uint64_t width, bool crop);
 
 }  // namespace fvk::ops

@@ -41,21 +41,20 @@ const char* mode_word(PadMode mode) {
 void record_gather(rt::Stream& stream, const std::string& kernel_name, const PadGeometry& geometry, DType dtype,
                    const rt::Buffer& src, const rt::Buffer& dst, bool crop, std::uint64_t fill_bits) {
   const PadGeometry g = coalesce(geometry);
-  const std::uint64_t n_dst = static_cast<std::uint64_t>(numel(crop ? g.in : g.out));
-  if (n_dst == 0) return;
   const std::uint64_t width = byte_width(dtype);
-  const std::uint64_t row = static_cast<std::uint64_t>(crop ? g.in.back() : g.out.back());
-  const std::uint64_t left = crop ? 0 : static_cast<std::uint64_t>(g.left.back());
-  const std::uint64_t right = crop ? 0 : static_cast<std::uint64_t>(g.right.back());
+  GatherShape shape = gather_shape(g, width, crop);
+  const std::uint64_t n_dst = shape.n_dst;
+  if (n_dst == 0) return;
   const auto sb = gather_shape_buf(g, crop);
   const rt::BufferRange bindings[] = {rt::whole(src), rt::whole(dst),
                                       stream.upload_small(std::as_bytes(std::span(sb)))};
   auto& device = stream.device();
   // Destinations of 1 MiB and more take the passes that pay off on large tensors.
   const GeometryPipelines pipelines(device, kernel_name, g, static_cast<std::uint32_t>(n_dst), n_dst * width);
-  const GatherPlan plan = plan_gather({n_dst, width, row, left, right, takes_large_passes(device, n_dst * width),
-                                       pipelines.specialized(static_cast<std::uint32_t>(GatherPass::AlignedRow)),
-                                       pipelines.specialized(static_cast<std::uint32_t>(GatherPass::Group))});
+  shape.big = takes_large_passes(device, n_dst * width);
+  shape.aligned_rows = pipelines.specialized(static_cast<std::uint32_t>(GatherPass::AlignedRow));
+  shape.group_rows = pipelines.specialized(static_cast<std::uint32_t>(GatherPass::Group));
+  const GatherPlan plan = plan_gather(shape);
   const GatherPush push{static_cast<std::uint32_t>(plan.invocations), static_cast<std::uint32_t>(n_dst),
                         static_cast<std::uint32_t>(g.in.size()),      static_cast<std::uint32_t>(fill_bits),
                         static_cast<std::uint32_t>(fill_bits >> 32),  static_cast<std::uint32_t>(plan.edge),
@@ -66,14 +65,11 @@ void record_gather(rt::Stream& stream, const std::string& kernel_name, const Pad
   // The two passes write disjoint chunks, so no barrier between them; the edge pass goes first, so
   // its few, slower invocations run alongside the inner pass instead of after it.
   if (plan.edge > 0) stream.dispatch(pipeline(GatherPass::Edge), bindings, bytes_of(push), plan.edge);
-  if (plan.pass == GatherPass::Group) {  // its stage and pieces: specialization constants 40 and 41
-    const rt::SpecConstant group[] = {{40, static_cast<std::uint32_t>(plan.stage_words)},
-                                      {41, static_cast<std::uint32_t>(plan.pieces)}};
-    stream.dispatch(pipelines(static_cast<std::uint32_t>(plan.pass), group), bindings, bytes_of(push),
-                    plan.invocations);
-    return;
-  }
-  stream.dispatch(pipeline(plan.pass), bindings, bytes_of(push), plan.invocations);
+  // The group pass also takes its stage and pieces as constants.
+  const rt::Kernel& main_pass = plan.pass == GatherPass::Group
+                                    ? pipelines(static_cast<std::uint32_t>(plan.pass), group_constants(plan))
+                                    : pipeline(plan.pass);
+  stream.dispatch(main_pass, bindings, bytes_of(push), plan.invocations);
 }
 
 }  // namespace

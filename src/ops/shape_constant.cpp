@@ -74,19 +74,23 @@ bool GeometryPipelines::specialized(std::uint32_t pass) const {
   return takes_shape_constants(device_, kernel_, pass, static_cast<std::uint32_t>(g_.in.size()), dst_bytes_);
 }
 
+std::vector<rt::SpecConstant> group_constants(const GatherPlan& plan) {
+  return {{40, static_cast<std::uint32_t>(plan.stage_words)}, {41, static_cast<std::uint32_t>(plan.pieces)}};
+}
+
 const rt::Kernel& GeometryPipelines::operator()(std::uint32_t pass) const {
-  const auto rank = static_cast<std::uint32_t>(g_.in.size());
-  if (!specialized(pass)) return pass_kernel(device_, kernel_, pass, rank);
-  if (constants_.empty()) constants_ = shape_constants(g_, n_dst_);
-  return device_.kernel(kernel_, pass, rank, constants_);
+  if (!specialized(pass)) return pass_kernel(device_, kernel_, pass, static_cast<std::uint32_t>(g_.in.size()));
+  return (*this)(pass, {});
 }
 
 const rt::Kernel& GeometryPipelines::operator()(std::uint32_t pass, std::span<const rt::SpecConstant> extra) const {
   if (!specialized(pass)) fail(ErrorCode::Internal, "extra constants on a pass not built for its geometry");
   if (constants_.empty()) constants_ = shape_constants(g_, n_dst_);
+  const auto rank = static_cast<std::uint32_t>(g_.in.size());
+  if (extra.empty()) return device_.kernel(kernel_, pass, rank, constants_);
   std::vector<rt::SpecConstant> all = constants_;
   all.insert(all.end(), extra.begin(), extra.end());
-  return device_.kernel(kernel_, pass, static_cast<std::uint32_t>(g_.in.size()), all);
+  return device_.kernel(kernel_, pass, rank, all);
 }
 
 }  // namespace fvk::ops

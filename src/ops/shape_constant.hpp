@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "fvk/pad_spec.hpp"
+#include "ops/gather_plan.hpp"
 #include "runtime/device.hpp"
 
 namespace fvk::ops {
@@ -31,6 +32,10 @@ bool takes_shape_constants(const rt::Device& device, std::string_view kernel, st
 // The constants of kernels/shape_constants.glsl for geometry `g` (merged, rank 1 to 7) whose
 // destination holds `n_dst` elements: the same dims and pads as shape_buf(g).
 std::vector<rt::SpecConstant> shape_constants(const PadGeometry& g, std::uint32_t n_dst);
+
+// The constants the group pass takes besides the geometry's, from its plan: pad.comp's STAGE_WORDS
+// (40) and GROUP_PIECES (41).
+std::vector<rt::SpecConstant> group_constants(const GatherPlan& plan);
 
 // The pipelines of one op's passes of `kernel` for geometry `g` (merged) and a destination of `n_dst`
 // elements and `dst_bytes` bytes: each pass's built for the geometry where takes_shape_constants

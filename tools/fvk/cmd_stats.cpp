@@ -7,6 +7,7 @@
 
 #include "cli_util.hpp"
 #include "commands.hpp"
+#include "fkc/catalog.hpp"
 #include "fvk/error.hpp"
 #include "fvk/pad_spec.hpp"
 #include "judge/bench.hpp"
@@ -19,16 +20,14 @@
 namespace fvk::cli {
 namespace {
 
-// The plan of pad.comp's forward kernel `name` (pad_<mode>_b<width>) for the merged geometry `g`, on a
-// large destination whose pipelines are built for the geometry; a pass other than the group pass for
-// other kernels.
-ops::GatherPlan group_plan(const std::string& name, const PadGeometry& g) {
-  const auto b = name.rfind("_b");
-  if (!name.starts_with("pad_") || name.find("backward") != std::string::npos || b == std::string::npos) return {};
-  const std::uint64_t width = std::stoull(name.substr(b + 2));
-  return ops::plan_gather({static_cast<std::uint64_t>(numel(g.out)), width, static_cast<std::uint64_t>(g.out.back()),
-                           static_cast<std::uint64_t>(g.left.back()), static_cast<std::uint64_t>(g.right.back()), true,
-                           true, true});
+// The plan of pad.comp's forward kernel `name` for the merged geometry `g`, on a large destination
+// whose pipelines are built for the geometry; an empty plan (the one pass) for other kernels.
+ops::GatherPlan forward_plan(const std::string& name, const PadGeometry& g) {
+  const fkc::Contract* contract = fkc::find_contract(name);
+  if (contract == nullptr || contract->op_kind != fkc::OpKind::Pad) return {};
+  ops::GatherShape shape = ops::gather_shape(g, contract->element_bytes, false);
+  shape.big = shape.aligned_rows = shape.group_rows = true;
+  return ops::plan_gather(shape);
 }
 
 Registrar reg([](CLI::App& app, GlobalOptions& global) {
@@ -100,9 +99,8 @@ Registrar reg([](CLI::App& app, GlobalOptions& global) {
         std::vector<rt::SpecConstant> pass_constants = constants;
         std::string group;
         if (!constants.empty() && v == static_cast<std::int64_t>(ops::GatherPass::Group)) {
-          if (const auto plan = group_plan(name, merged); plan.pass == ops::GatherPass::Group) {
-            pass_constants.push_back({40, static_cast<std::uint32_t>(plan.stage_words)});
-            pass_constants.push_back({41, static_cast<std::uint32_t>(plan.pieces)});
+          if (const auto plan = forward_plan(name, merged); plan.pass == ops::GatherPass::Group) {
+            for (const auto& c : ops::group_constants(plan)) pass_constants.push_back(c);
             group = fmt::format(", {} piece(s) a group, a stage of {} words", plan.pieces, plan.stage_words);
           } else {
             group = ", which the wrapper would not run in the group pass (its default stage and pieces)";
