@@ -80,11 +80,16 @@ std::vector<rt::SpecConstant> group_constants(const GatherPlan& plan) {
 
 const rt::Kernel& GeometryPipelines::operator()(std::uint32_t pass) const {
   if (!specialized(pass)) return pass_kernel(device_, kernel_, pass, static_cast<std::uint32_t>(g_.in.size()));
-  return (*this)(pass, {});
+  return built_for_geometry(pass, {});
 }
 
 const rt::Kernel& GeometryPipelines::operator()(std::uint32_t pass, std::span<const rt::SpecConstant> extra) const {
   if (!specialized(pass)) fail(ErrorCode::Internal, "extra constants on a pass not built for its geometry");
+  return built_for_geometry(pass, extra);
+}
+
+const rt::Kernel& GeometryPipelines::built_for_geometry(std::uint32_t pass,
+                                                        std::span<const rt::SpecConstant> extra) const {
   if (constants_.empty()) constants_ = shape_constants(g_, n_dst_);
   const auto rank = static_cast<std::uint32_t>(g_.in.size());
   if (extra.empty()) return device_.kernel(kernel_, pass, rank, constants_);

@@ -55,6 +55,9 @@ class GeometryPipelines {
   const rt::Kernel& operator()(std::uint32_t pass, std::span<const rt::SpecConstant> extra) const;
 
  private:
+  // Pass `pass` built for the geometry with `extra` besides, once specialized(pass) is known.
+  const rt::Kernel& built_for_geometry(std::uint32_t pass, std::span<const rt::SpecConstant> extra) const;
+
   rt::Device& device_;
   const std::string& kernel_;
   const PadGeometry& g_;
