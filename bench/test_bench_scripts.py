@@ -240,6 +240,23 @@ class Report(unittest.TestCase):
                                    f"{max(fwd):.2f} |")
         self.assertEqual(table[3], "| deterministic backward | 0.50 / 0.50 / 0.50 |")
 
+    def test_recounted_row_takes_the_copy_of_its_count(self):
+        # Our contract counts 900 bytes, PyTorch 600 (the bytes that must move): recounted on 600,
+        # the row divides by the copy of 600 bytes where the record has it, else by copy_gbps.
+        d = Path(tempfile.mkdtemp())
+        row = {"shape_set": "image", "op": "pad", "mode": "reflect", "dtype": "f32", "kernel": "b",
+               "bytes": 900, "gpu_ns": 2.0, "copy_gbps": 400.0}
+        torch = write_json(d, "t.json", {"copy_roofline_gbps": 1000.0, "results": [
+            {"shape_set": "image", "op": "pad", "mode": "reflect", "dtype": "f32",
+             "bytes": 600, "gpu_ns": 3.0}]})
+        for extra, copy in (({}, 400.0), ({"must_move_bytes": 600, "must_move_copy_gbps": 375.0}, 375.0),
+                            ({"must_move_bytes": 700, "must_move_copy_gbps": 375.0}, 400.0)):
+            ours = write_json(d, "o.json", {"copy_roofline_gbps": 1000.0, "results": [{**row, **extra}]})
+            text, _ = self.run_report("--ours", str(ours), "--torch", str(torch))
+            line = next(ln for ln in text.splitlines() if ln.startswith("| image | pad/reflect | f32 |"))
+            cells = [c.strip() for c in line.split("|")[1:-1]]
+            self.assertEqual(cells[10], f"{100 * 600 / 2.0 / copy:.0f}%", extra)
+
     def test_one_side_only_and_sparse_records(self):
         d = Path(tempfile.mkdtemp())
         ours = write_json(d, "o.json", {"results": [

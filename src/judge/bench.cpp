@@ -136,6 +136,10 @@ BenchResult run_bench(rt::Device& device, const BenchOptions& options,
           const double ns = time_gpu(device, w.record, 3, options.reps).median_ns;
           const double bytes = contract.cost.bytes_moved ? contract.cost.bytes_moved->evaluate(symbols) : 0;
           const auto [cns, cbytes] = copy_time(static_cast<std::uint64_t>(bytes));
+          const double b = static_cast<double>(byte_width(t->dtype));
+          const double must_move =
+              elementwise ? static_cast<double>(w.n_in) * (2 * b + 1) : static_cast<double>(w.n_in + w.n_out) * b;
+          const auto [mns, mbytes] = copy_time(static_cast<std::uint64_t>(must_move));
           if (round == 0) {
             BenchRow row;
             row.set = set.name;
@@ -143,19 +147,19 @@ BenchResult run_bench(rt::Device& device, const BenchOptions& options,
             row.shape = set.shape;
             row.torch_pads = elementwise ? std::vector<std::int64_t>{} : set.torch_pads;
             row.bytes = bytes;
-            const double b = static_cast<double>(byte_width(t->dtype));
-            row.must_move_bytes =
-                elementwise ? static_cast<double>(w.n_in) * (2 * b + 1) : static_cast<double>(w.n_in + w.n_out) * b;
+            row.must_move_bytes = must_move;
             row.gpu_ns = std::numeric_limits<double>::infinity();
             row.copy_gbps = 0;
+            row.must_move_copy_gbps = 0;
             result.rows.push_back(row);
           }
           BenchRow& row = result.rows[index++];
           row.gpu_ns = std::min(row.gpu_ns, ns);
           row.copy_gbps = std::max(row.copy_gbps, cbytes / cns);
+          row.must_move_copy_gbps = std::max(row.must_move_copy_gbps, mbytes / mns);
           row.gbps = row.bytes / row.gpu_ns;
           row.roofline_fraction = row.gbps / row.copy_gbps;
-          row.must_move_fraction = row.must_move_bytes / row.gpu_ns / row.copy_gbps;
+          row.must_move_fraction = row.must_move_bytes / row.gpu_ns / row.must_move_copy_gbps;
           if (round + 1 == rounds) progress(row);
         }
       }
@@ -194,6 +198,7 @@ std::string to_json(const BenchResult& r) {
                             {"copy_gbps", row.copy_gbps},
                             {"roofline_fraction", row.roofline_fraction},
                             {"must_move_bytes", static_cast<std::uint64_t>(row.must_move_bytes)},
+                            {"must_move_copy_gbps", row.must_move_copy_gbps},
                             {"must_move_fraction", row.must_move_fraction}});
   }
   return j.dump(2);
@@ -201,11 +206,12 @@ std::string to_json(const BenchResult& r) {
 
 std::string to_csv(const BenchResult& r) {
   std::string out =
-      "shape_set,kernel,dtype,gpu_ns,bytes,gbps,copy_gbps,roofline_fraction,must_move_bytes,must_move_fraction\n";
+      "shape_set,kernel,dtype,gpu_ns,bytes,gbps,copy_gbps,roofline_fraction,must_move_bytes,must_move_copy_gbps,"
+      "must_move_fraction\n";
   for (const auto& row : r.rows)
-    out += fmt::format("{},{},{},{:.1f},{:.0f},{:.3f},{:.3f},{:.4f},{:.0f},{:.4f}\n", row.set, row.target.kernel,
+    out += fmt::format("{},{},{},{:.1f},{:.0f},{:.3f},{:.3f},{:.4f},{:.0f},{:.3f},{:.4f}\n", row.set, row.target.kernel,
                        name(row.target.dtype), row.gpu_ns, row.bytes, row.gbps, row.copy_gbps, row.roofline_fraction,
-                       row.must_move_bytes, row.must_move_fraction);
+                       row.must_move_bytes, row.must_move_copy_gbps, row.must_move_fraction);
   return out;
 }
 

@@ -122,8 +122,9 @@ Registrar reg_bench([](CLI::App& app, GlobalOptions& global) {
     if (!batch_json->empty() && *batch == 0)
       fail(ErrorCode::InvalidArgument, "--batch-json writes the --batch results: give --batch N too");
     fmt::print("bench on {} ({})\n", ctx.device_info().name, ctx.device_info().driver);
-    // roof: the contract's bytes_moved over the time, against the same-size copy; target: the same
-    // with the bytes that must move (input once, output once), the measure of the speed targets.
+    // roof: the contract's bytes_moved over the time, against a copy of that size; target: the bytes
+    // that must move (input once, output once) over the time, against a copy of that size: the
+    // measure of the speed targets.
     fmt::print("{:<6} {:<32} {:<5} {:>12} {:>10} {:>10} {:>7} {:>7}\n", "set", "kernel", "dtype", "time (us)", "GB/s",
                "copy GB/s", "roof", "target");
     const auto result = judge::run_bench(ctx.runtime(), *opts, [](const judge::BenchRow& r) {
