@@ -88,7 +88,8 @@ const bool RANK_KNOWN = RANK_SC != 0u;
 //  9: pass 6 with one workgroup per edge chunk, for few rows (see workgroup_edge_chunk);
 // 10: passes 1 and 2 in one dispatch, their workgroups interleaved (see interleaved_pass), reflect's
 //     mirrors from 16-byte windows (see window_chunk);
-// 11: pass 10 with reflect's mirrors loaded one by one (single_row_chunk).
+// 11: pass 10 with reflect's mirrors loaded one by one (single_row_chunk);
+// 12: the element pass (see element_pass), for small tensors: every element summed by itself.
 // Passes 1, 2 (or 6) and 3 write disjoint chunks (a chunk belongs to the row of its first element): no
 // barrier between them; nor between passes 7 and 3, or 10 (11) and 3.
 
@@ -461,6 +462,86 @@ void window_chunk(uint q, uint row_off, uint ci0) {
     }
   }
   grad_in4[q] = x;
+}
+
+// The element pass (REGION 12), for small tensors with short contributor lists: one invocation per
+// element, each summed by itself in the fixed order (gather's). Small tensors are launch- and
+// latency-bound: with a chunk per invocation the time is the slowest invocation's chain, an edge
+// chunk's CHUNK sums one after the other; here every chain is one element's few terms, loaded four
+// at a time. 4- and 8-byte elements are stored by their invocation; 2-byte ones pass their bits
+// through shared memory, and half the workgroup stores them in pairs (32-bit words).
+#if DTYPE == 1
+layout(set = 0, binding = 1, std430) writeonly buffer GradInW { uvec2 grad_in_w[]; };
+#else
+layout(set = 0, binding = 1, std430) writeonly buffer GradInW { uint grad_in_w[]; };
+#endif
+const uint ELEMENT_STAGE = REGION == 12u && BYTES == 2u ? 256u : 1u;  // see ROW_TABLE
+shared uint element_bits[ELEMENT_STAGE];
+
+BITS element_sum(uint e) {
+  Contributors ax[8];
+  uint stride[8];
+  uint digit[8];
+  uint rem = e;
+  uint st = 1u;
+  uint off = 0u;  // the first combination's grad_out offset
+  uint total = 1u;
+  [[unroll]] for (int a = 7; a >= 0; --a) {
+    ax[a].p0 = 0u; ax[a].p1 = 0u; ax[a].p2 = 0u; ax[a].count = 1u;
+    stride[a] = 0u;
+    digit[a] = 0u;
+    if (uint(a) < RANK) {
+      const uint q = div_in(rem, uint(a));
+      ax[a] = contributors(uint(a), rem - q * in_dim(uint(a)));
+      rem = q;
+      stride[a] = st;
+      st *= out_dim(uint(a));
+      off += ax[a].p0 * stride[a];
+      total *= ax[a].count;
+    }
+  }
+  if (total == 1u) return load_bits(off);
+  precise ACC acc = NEG_ZERO;
+  for (uint t = 0u; t < total; t += 4u) {
+    // Four terms' loads in flight together (the last repeated past the end), the adds in order.
+    ACC x[4];
+    [[unroll]] for (uint j = 0u; j < 4u; ++j) {
+      x[j] = load(off);
+      if (t + j + 1u < total) {
+        // The next combination: an odometer over the axes, the innermost (stride 1) fastest.
+        bool carry = true;
+        [[unroll]] for (int a = 7; a >= 0; --a) {
+          if (carry && uint(a) < RANK && ax[a].count > 1u) {
+            const uint d = digit[a];
+            if (d + 1u < ax[a].count) {
+              off += (pos(ax[a], d + 1u) - pos(ax[a], d)) * stride[a];
+              digit[a] = d + 1u;
+              carry = false;
+            } else {
+              off -= (pos(ax[a], d) - ax[a].p0) * stride[a];
+              digit[a] = 0u;
+            }
+          }
+        }
+      }
+    }
+    [[unroll]] for (uint j = 0u; j < 4u; ++j)
+      if (t + j < total) acc += x[j];
+  }
+  return to_bits(acc);
+}
+
+// Invocation g: element g. 2-byte builds run whole workgroups (no early return before the barrier).
+void element_pass(uint g) {
+#if DTYPE <= 1
+  if (g < N_IN) grad_in_w[g] = element_sum(g);
+#else
+  const uint lid = gl_LocalInvocationID.x;
+  element_bits[lid] = g < N_IN ? element_sum(g) : 0u;
+  barrier();
+  const uint w = (g - lid) / 2u + lid;  // the workgroup's words: 128 from its first element's
+  if (lid < 128u && 2u * w < N_IN) grad_in_w[w] = element_bits[2u * lid] | (element_bits[2u * lid + 1u] << 16u);
+#endif
 }
 
 // The grad_out offset of outer combination t (odometer order, axis 0 outermost) of the per-axis
@@ -1025,6 +1106,10 @@ void main() {
     row_pass(g);
     return;
   }
+  if (REGION == 12u) {  // the element pass: its 2-byte builds have a barrier
+    element_pass(g);
+    return;
+  }
   if (IS_TILE) {  // the tile pass: no early return before its barriers
     tile_pass(g);
     return;
@@ -1041,6 +1126,7 @@ void main() {
     multi_row_pass(g);
     return;
   }
+
   if (REGION == 1u) {
     copy_four(g);
     return;

@@ -208,12 +208,21 @@ TEST_P(Backward, DeterministicTwoPassesMatchTheReference) {
   for (const auto& m : poisoned.validation_messages()) ADD_FAILURE() << "validation layer: " << m;
 }
 
+// The geometry pad_backward infers for grad_in `in` padded by `spec`.
+PadGeometry det_geometry(const Shape& in, const PadSpec& spec) {
+  Shape out = in;
+  for (std::size_t a = 0; a < out.size(); ++a) out[a] += spec.left[a] + spec.right[a];
+  return infer_pad_backward(out, spec);
+}
+
 TEST_P(Backward, DeterministicRowPassGeometries) {
   // Tensors under 4 MiB whose rows are whole 16-byte chunks take the row pass (256 / R rows of R
-  // chunks per workgroup, column order). Its corners: rows of one chunk (256 rows a workgroup) and of
-  // 256 (one row), R = 3 (85 rows, one idle invocation), rows of one chunk holding both ends (elements
-  // 0 and n - 1, both mirrors), and outer axes with up to 27 contributor combinations. New tensors
-  // start as 0xA5 bytes, so a chunk the pass skips shows.
+  // chunks per workgroup, column order), from 1 MiB on where their contributor lists are short (the
+  // element pass takes the smaller ones): each geometry below gets a leading batch axis that brings
+  // grad_in to 1 MiB. Its corners: rows of one chunk (256 rows a workgroup) and of 256 (one row),
+  // R = 3 (85 rows, one idle invocation), rows of one chunk holding both ends (elements 0 and n - 1,
+  // both mirrors), and outer axes with up to 27 contributor combinations. New tensors start as 0xA5
+  // bytes, so a chunk the pass skips shows.
   Context& poisoned = poisoned_context();
   const DType dtype = GetParam();
   const std::int64_t chunk = 16 / static_cast<std::int64_t>(byte_width(dtype));
@@ -230,7 +239,56 @@ TEST_P(Backward, DeterministicRowPassGeometries) {
   };
   std::mt19937_64 rng(41);
   for (auto mode : {PadMode::Reflect, PadMode::Replicate})
-    for (const auto& g : geometries) expect_det_matches_reference(poisoned, dtype, g.in, {mode, g.left, g.right}, rng);
+    for (const auto& g : geometries) {
+      const std::int64_t bytes = numel(g.in) * static_cast<std::int64_t>(byte_width(dtype));
+      Shape in{((std::int64_t{1} << 20) + bytes - 1) / bytes};
+      std::vector<std::int64_t> left{0}, right{0};
+      in.insert(in.end(), g.in.begin(), g.in.end());
+      left.insert(left.end(), g.left.begin(), g.left.end());
+      right.insert(right.end(), g.right.begin(), g.right.end());
+      const PadSpec spec{mode, left, right};
+      ASSERT_FALSE(ops::det_backward_takes_element_pass(det_geometry(in, spec), dtype)) << to_string(in);
+      expect_det_matches_reference(poisoned, dtype, in, spec, rng);
+    }
+  for (const auto& m : poisoned.validation_messages()) ADD_FAILURE() << "validation layer: " << m;
+}
+
+TEST_P(Backward, DeterministicElementPassGeometries) {
+  // Tensors under 1 MiB whose every coordinate has at most 4 contributors on each axis take the
+  // element pass: an invocation per element, four terms loaded at a time; 2-byte elements stored in
+  // pairs through shared memory. Its corners: odd element counts (a last word of one 2-byte
+  // element) and counts of 256 and 257 (one workgroup, and one element past it); the 27 terms of a
+  // reflect centre on three narrow axes (seven rounds of four, the last partial) and the 64 of a
+  // replicate corner with pads of 3 on three axes; an innermost axis of one element (replicate: its
+  // run holds both pads); rank 6 with pads on four axes (the odometer carrying across them); the
+  // benchmarks' small set. New tensors start as 0xA5 bytes, so an element the pass skips shows.
+  Context& poisoned = poisoned_context();
+  const DType dtype = GetParam();
+  struct Geometry {
+    PadMode mode;
+    Shape in;
+    std::vector<std::int64_t> left, right;
+  };
+  const auto R = PadMode::Reflect, P = PadMode::Replicate;
+  const std::vector<Geometry> geometries{
+      {R, {3, 5, 7}, {1, 2, 3}, {2, 1, 3}},
+      {P, {3, 5, 7}, {1, 2, 3}, {2, 1, 3}},
+      {R, {256}, {3}, {2}},
+      {P, {257}, {1}, {3}},
+      {R, {3, 3, 3}, {1, 1, 1}, {1, 1, 1}},
+      {P, {5, 6, 7}, {3, 3, 3}, {3, 3, 3}},
+      {P, {9, 1}, {3, 2}, {0, 1}},
+      {R, {2, 3, 2, 4, 3, 5}, {0, 1, 1, 0, 2, 1}, {1, 0, 1, 0, 1, 3}},
+      {P, {2, 3, 2, 4, 3, 5}, {0, 1, 1, 0, 2, 1}, {1, 0, 1, 0, 1, 3}},
+      {R, {8, 3, 32, 32}, {0, 0, 1, 1}, {0, 0, 1, 1}},
+      {P, {8, 3, 32, 32}, {0, 0, 1, 1}, {0, 0, 1, 1}},
+  };
+  std::mt19937_64 rng(43);
+  for (const auto& g : geometries) {
+    const PadSpec spec{g.mode, g.left, g.right};
+    ASSERT_TRUE(ops::det_backward_takes_element_pass(det_geometry(g.in, spec), dtype)) << to_string(g.in);
+    expect_det_matches_reference(poisoned, dtype, g.in, spec, rng);
+  }
   for (const auto& m : poisoned.validation_messages()) ADD_FAILURE() << "validation layer: " << m;
 }
 

@@ -20,7 +20,7 @@ namespace {
 // pad_backward_det.comp's passes (its REGION: one SPIR-V module each).
 constexpr std::uint32_t kOnePass = 0, kCopyPass = 1, kEdgePass = 2, kMultiRowPass = 3, kRowPass = 4, kTilePass = 5,
                         kLongEdgePass = 6, kTileSingleRows = 7, kTileSingleRowsSubgroups = 8, kWorkgroupEdgePass = 9,
-                        kInterleavedPass = 10, kInterleavedMirrorsPass = 11;
+                        kInterleavedPass = 10, kInterleavedMirrorsPass = 11, kElementPass = 12;
 
 // Replicate rows with long pads: up to this many edge chunks take pass 9 (a workgroup each, which
 // loads a long run's terms together for one invocation to add; on the H200, audio's 128 edge
@@ -65,6 +65,7 @@ std::uint64_t max_contributors(const PadGeometry& g, std::size_t a) {
 // each row's outer axes. On the H200: small ([8,3,32,32]) 0.81-0.98x the time of the previous one
 // pass; on rank5 (33-134 MB, 12% of rows with several outer contributors, in every subgroup of the
 // column order) the row pass took 1.02-1.79x the one pass's time, so larger tensors keep that.
+// Under 1 MiB, the element pass takes those with short contributor lists (see det_passes).
 //
 // Tensors of 4 MiB and more that are not split, with rows of a chunk or more, take the tile pass
 // instead of the one pass: each workgroup writes 512 consecutive chunks, the copy chunks at once and
@@ -84,7 +85,9 @@ struct DetPasses {
   std::uint64_t row_chunks = 0;  // row pass: chunks per grad_in row
   std::uint64_t interleave = 0;  // split as pass 10 or 11: copy workgroups per edge one (0: not)
   bool windows = false;          // pass 10 (reflect: mirrors from a 16-byte window), not 11
+  bool element = false;          // the element pass (12) instead of the others
 };
+
 
 // An estimate, meant as an upper bound, of the loop iterations of one chunk of
 // pad_backward_det.comp on the coalesced geometry: per outer contributor combination a few for the
@@ -178,7 +181,19 @@ DetPasses det_passes(const PadGeometry& g, DType dtype, bool always_split) {
             n_in / n * std::max<std::uint64_t>(p.slots, 32) <= std::numeric_limits<std::uint32_t>::max();
   p.multi_row = p.split && single_rows < 1;
   p.row_chunks = n / chunk;
-  p.row_pass = !p.split && !large && n % chunk == 0 && p.row_chunks <= 256;  // n >= 1, so R >= 1
+  // grad_in under 1 MiB whose every coordinate has at most 4 contributors on each axis: the element
+  // pass, an invocation per element. Such tensors are latency-bound, and with a chunk per invocation
+  // the op waited on its edge chunks' sums, CHUNK of them one after the other (a probe that made
+  // every chunk of the row pass a copy took 0.60-0.79x its time on the small set). Measured on the
+  // H200 against the row pass: docs/data/h200_ab_det_element_pass.md. A first form with two 2-byte
+  // elements per invocation took f16 [8,16,64,64] reflect (1 MiB) 1.09x the row pass's time, so the
+  // limit is under 1 MiB. Longer lists (replicate pads of 4 and more) keep the row pass, whose runs
+  // load eight terms at a time.
+  constexpr std::uint64_t kElementPassBytes = 1u << 20;
+  bool short_lists = true;
+  for (std::size_t a = 0; a < g.in.size(); ++a) short_lists = short_lists && max_contributors(g, a) <= 4;
+  p.element = !always_split && !large && short_lists && n_in * byte_width(dtype) < kElementPassBytes;
+  p.row_pass = !p.element && !p.split && !large && n % chunk == 0 && p.row_chunks <= 256;  // n >= 1, so R >= 1
   p.workgroup_edges = p.long_runs && n_in / n * p.slots <= kWorkgroupEdgeChunks;
   if (p.split && interleavable) {
     p.interleave = per_block;
@@ -255,6 +270,11 @@ void record_multi_row_pass(rt::Stream& stream, const GeometryPipelines& pipeline
 std::uint64_t det_backward_loop_iterations(const PadGeometry& g, DType dtype, bool always_split) {
   if (g.mode == PadMode::Constant || numel(g.in) == 0) return 0;
   return loop_iterations_coalesced(coalesce(g), dtype, always_split);
+}
+
+bool det_backward_takes_element_pass(const PadGeometry& g, DType dtype, bool always_split) {
+  if (g.mode == PadMode::Constant || numel(g.in) == 0) return false;
+  return det_passes(coalesce(g), dtype, always_split).element;
 }
 
 std::string pad_backward_kernel(const DeviceInfo& device, PadMode mode, DType dtype, BackwardAlgorithm algorithm) {
@@ -384,6 +404,12 @@ void record_pad_backward(rt::Stream& stream, const PadGeometry& geometry, DType 
     // Each pass's pipeline (the multi-row pass's: record_multi_row_pass).
     const GeometryPipelines pipeline(device, kernel_name, g, static_cast<std::uint32_t>(n_in),
                                      n_in * byte_width(dtype));
+    if (passes.element) {  // an invocation per element, in whole workgroups (2-byte builds: a barrier)
+      const std::uint64_t invocations = grouped_invocations(n_in, 256);
+      const PadPush elements{static_cast<std::uint32_t>(invocations), static_cast<std::uint32_t>(n_in), rank, 0, 0};
+      stream.dispatch(pipeline(kElementPass), bindings, bytes_of(elements), invocations);
+      return;
+    }
     if (passes.row_pass) {  // 256 / R rows of R chunks per workgroup of 256 invocations
       const std::uint64_t rows_per_group = 256 / passes.row_chunks;
       const std::uint64_t invocations = grouped_invocations(n_in / n, rows_per_group);

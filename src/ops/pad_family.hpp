@@ -27,6 +27,10 @@ std::string masked_fill_kernel(DType dtype);
 // DeviceInfo::max_loop_iterations on devices that end long loops. `always_split`: the device's
 // always_split_passes (the passes it takes change the count).
 std::uint64_t det_backward_loop_iterations(const PadGeometry& g, DType dtype, bool always_split = false);
+// Whether the deterministic backward runs this geometry as its element pass (pad_backward_det.comp's
+// pass 12: small tensors with short contributor lists). For tests, which hold their geometries to
+// the pass they mean to exercise.
+bool det_backward_takes_element_pass(const PadGeometry& g, DType dtype, bool always_split = false);
 
 // Checks that the kernel accepts the dtype and the device can run it; throws before dispatching.
 void check_pad(const rt::Device& device, const PadGeometry& g, DType dtype);
