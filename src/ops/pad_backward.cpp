@@ -88,7 +88,6 @@ struct DetPasses {
   bool element = false;          // the element pass (12) instead of the others
 };
 
-
 // An estimate, meant as an upper bound, of the loop iterations of one chunk of
 // pad_backward_det.comp on the coalesced geometry: per outer contributor combination a few for the
 // odometer and a few per term of each element's innermost run (replicate runs are long at the row
