@@ -45,7 +45,7 @@ TEST(SpirvReflect, KernelsHaveThreeBindingsAndTheirPushConstantBlocks) {
 }
 
 // Each pass is its own module, compiled with FVK_PASS: pad.comp's kernels have passes 0-8, the
-// atomic backward 0-3, the deterministic one 0-11, the rest one. The modules of a kernel differ (a
+// atomic backward 0-3, the deterministic one 0-12, the rest one. The modules of a kernel differ (a
 // shader that ignored FVK_PASS would give equal ones) but where the passes do the same: in the
 // deterministic backward, pass 11 is pass 10 on replicate pads (they differ in reflect's mirrors),
 // and pass 8 is pass 7 in the portable builds (without the subgroup queue). Every module keeps the
@@ -57,7 +57,7 @@ TEST(SpirvReflect, EveryPassHasItsOwnModule) {
                      (name.find("backward") == std::string::npos || name.starts_with("pad_backward_const"));
     const bool det = name.find("_det_") != std::string::npos;
     const bool atomic = name.starts_with("pad_backward_") && !pad && !det;
-    const std::size_t want = pad ? 9 : det ? 12 : atomic ? 4 : 1;
+    const std::size_t want = pad ? 9 : det ? 13 : atomic ? 4 : 1;
     ASSERT_EQ(k.passes.size(), want) << name;
     const auto whole = rt::reflect_passes(k.passes);
     for (std::size_t p = 0; p < k.passes.size(); ++p) {
@@ -113,14 +113,14 @@ TEST(Pipelines, EachPassDispatchesItsOwnWorkgroupSize) {
 
 TEST(Pipelines, APassTheKernelLacksIsAnInternalError) {
   auto& device = shared_context().runtime();
-  EXPECT_NO_THROW(device.kernel("pad_backward_replicate_det_f32", 11));
+  EXPECT_NO_THROW(device.kernel("pad_backward_replicate_det_f32", 12));
   EXPECT_THROW(device.kernel("copy_b4", 1), Error);  // a kernel without passes has pass 0 only
   try {
-    device.kernel("pad_backward_replicate_det_f32", 12);
-    ADD_FAILURE() << "pass 12 of a kernel with passes 0-11 was built";
+    device.kernel("pad_backward_replicate_det_f32", 13);
+    ADD_FAILURE() << "pass 13 of a kernel with passes 0-12 was built";
   } catch (const Error& e) {
     EXPECT_EQ(e.code(), ErrorCode::Internal);
-    EXPECT_NE(std::string(e.what()).find("passes 0 to 11"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("passes 0 to 12"), std::string::npos) << e.what();
   }
 }
 
