@@ -184,10 +184,11 @@ DetPasses det_passes(const PadGeometry& g, DType dtype, bool always_split) {
   // pass, an invocation per element. Such tensors are latency-bound, and with a chunk per invocation
   // the op waited on its edge chunks' sums, CHUNK of them one after the other (a probe that made
   // every chunk of the row pass a copy took 0.60-0.79x its time on the small set). Measured on the
-  // H200 against the row pass: docs/data/h200_ab_det_element_pass.md. A first form with two 2-byte
-  // elements per invocation took f16 [8,16,64,64] reflect (1 MiB) 1.09x the row pass's time, so the
-  // limit is under 1 MiB. Longer lists (replicate pads of 4 and more) keep the row pass, whose runs
-  // load eight terms at a time.
+  // H200 against the row pass (docs/data/h200_ab_det_element_pass.md, three rounds): the small set
+  // 0.64-0.80x the time (52-66% -> 76-90% of copy), [8,3,64,64] 0.68-0.85x, [8,8,64,64] on f16/bf16
+  // (512 KiB) replicate 0.83-0.86x and reflect 1.00-1.03x. A first form with two 2-byte elements per
+  // invocation took f16 [8,16,64,64] reflect (1 MiB) 1.09x, so the limit is under 1 MiB. Longer
+  // lists (replicate pads of 4 and more) keep the row pass, whose runs load eight terms at a time.
   constexpr std::uint64_t kElementPassBytes = 1u << 20;
   bool short_lists = true;
   for (std::size_t a = 0; a < g.in.size(); ++a) short_lists = short_lists && max_contributors(g, a) <= 4;
