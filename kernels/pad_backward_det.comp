@@ -1126,7 +1126,6 @@ void main() {
     multi_row_pass(g);
     return;
   }
-
   if (REGION == 1u) {
     copy_four(g);
     return;
