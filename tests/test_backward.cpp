@@ -253,6 +253,33 @@ TEST_P(Backward, DeterministicRowPassGeometries) {
   for (const auto& m : poisoned.validation_messages()) ADD_FAILURE() << "validation layer: " << m;
 }
 
+TEST_P(Backward, DeterministicOnePassGeometries) {
+  // Tensors from 1 MiB to 4 MiB whose rows are not whole 16-byte chunks take the one pass (a chunk
+  // per invocation, chunks across row ends summed element by element); under 1 MiB such tensors
+  // with short contributor lists take the element pass. Rows of 3 chunks and one element, and rows
+  // shorter than a chunk, with outer pads. New tensors start as 0xA5 bytes.
+  Context& poisoned = poisoned_context();
+  const DType dtype = GetParam();
+  const std::int64_t chunk = 16 / static_cast<std::int64_t>(byte_width(dtype));
+  const std::int64_t b = static_cast<std::int64_t>(byte_width(dtype));
+  struct Geometry {
+    Shape in;
+    std::vector<std::int64_t> left, right;
+  };
+  const std::vector<Geometry> geometries{
+      {{(std::int64_t{1} << 20) / (5 * (3 * chunk + 1) * b) + 1, 5, 3 * chunk + 1}, {0, 1, 2}, {0, 2, 1}},
+      {{(std::int64_t{1} << 20) / (3 * 7 * b) + 1, 3, 7}, {0, 1, 3}, {0, 2, 3}},
+  };
+  std::mt19937_64 rng(47);
+  for (auto mode : {PadMode::Reflect, PadMode::Replicate})
+    for (const auto& g : geometries) {
+      const PadSpec spec{mode, g.left, g.right};
+      ASSERT_FALSE(ops::det_backward_takes_element_pass(det_geometry(g.in, spec), dtype)) << to_string(g.in);
+      expect_det_matches_reference(poisoned, dtype, g.in, spec, rng);
+    }
+  for (const auto& m : poisoned.validation_messages()) ADD_FAILURE() << "validation layer: " << m;
+}
+
 TEST_P(Backward, DeterministicElementPassGeometries) {
   // Tensors under 1 MiB whose every coordinate has at most 4 contributors on each axis take the
   // element pass: an invocation per element, four terms loaded at a time; 2-byte elements stored in
@@ -260,7 +287,7 @@ TEST_P(Backward, DeterministicElementPassGeometries) {
   // element) and counts of 256 and 257 (one workgroup, and one element past it); the 27 terms of a
   // reflect centre on three narrow axes (seven rounds of four, the last partial) and the 64 of a
   // replicate corner with pads of 3 on three axes; an innermost axis of one element (replicate: its
-  // run holds both pads); rank 6 with pads on four axes (the odometer carrying across them); the
+  // run holds both pads); rank 6 with pads on five axes (the odometer carrying across them); the
   // benchmarks' small set. New tensors start as 0xA5 bytes, so an element the pass skips shows.
   Context& poisoned = poisoned_context();
   const DType dtype = GetParam();
@@ -365,8 +392,11 @@ void expect_det_passes_match_reference(ContextOptions o, DType dtype) {
     Shape in;
     std::vector<std::int64_t> left, right;
   };
+  // The first under 1 MiB (reflect: the element pass; replicate: the row pass), the second the same
+  // at 1 MiB (the row pass in both modes), the others 4 MiB and more.
   const std::vector<Geometry> geometries{
       {{4, 5, 6, 2 * chunk}, {3, 4, 5, 1}, {3, 4, 5, 2}},
+      {{(std::int64_t{1} << 20) / (240 * 16) + 1, 4, 5, 6, 2 * chunk}, {0, 3, 4, 5, 1}, {0, 3, 4, 5, 2}},
       {{elements / (16 * 16 * 64) + 1, 16, 16, 64}, {0, 2, 1, 1}, {0, 1, 2, 1}},
       {{elements / (128 * 128) + 1, 128, 128}, {0, 1, 3}, {0, 1, 5}},
   };
@@ -429,7 +459,8 @@ TEST_P(Backward, DeterministicShortReplicateRuns) {
   // Replicate runs of up to four terms load without a branch (the loads past the run's end repeat
   // its last position), longer ones in rounds of eight and then one by one: innermost pads of 0 to
   // 5 on each side give runs of 1 to 6 terms at both row ends, with pads on an outer axis so that
-  // the rows next to it sum each run once per outer combination. Under 4 MiB (the row pass) and
+  // the rows next to it sum each run once per outer combination. Under 1 MiB (the element pass for
+  // runs of up to 4 terms, the row pass for longer ones), from 1 MiB to 4 MiB (the row pass) and
   // over: few rows next to the outer pads (the interleaved copy and edge passes, the multi-row pass
   // beside them) and many (the tile pass beside the multi-row pass). Each element against the
   // reference, bit for bit. New tensors start as 0xA5 bytes.
@@ -438,8 +469,8 @@ TEST_P(Backward, DeterministicShortReplicateRuns) {
   const std::int64_t chunk = 16 / static_cast<std::int64_t>(byte_width(dtype));
   const std::int64_t large_rows = large_grad_in_elements(dtype) / (8 * chunk) + 1;
   std::mt19937_64 rng(61);
-  for (const Shape& in :
-       {Shape{6, 5, 4 * chunk}, Shape{2, large_rows / 2 + 1, 8 * chunk}, Shape{large_rows / 5 + 1, 5, 8 * chunk}})
+  for (const Shape& in : {Shape{6, 5, 4 * chunk}, Shape{(std::int64_t{1} << 20) / (20 * 16) + 1, 5, 4 * chunk},
+                          Shape{2, large_rows / 2 + 1, 8 * chunk}, Shape{large_rows / 5 + 1, 5, 8 * chunk}})
     for (std::int64_t left = 0; left <= 5; ++left) {
       const std::int64_t right = 5 - left;
       expect_det_matches_reference(poisoned, dtype, in, {PadMode::Replicate, {0, 2, left}, {0, 1, right}}, rng);

@@ -9,8 +9,9 @@
 // as on large tensors, and its tile pass (rows of 16 to 8191 bytes with edges, and rows of whole
 // chunks from 512 bytes: the crops of those here) two or four. A second suite sends the same kind
 // of geometries through the passes the wrappers choose by default on small tensors: pad.comp's row
-// pass with one chunk per invocation and its one pass, the deterministic backward's row pass and
-// its one pass.
+// pass with one chunk per invocation and its one pass, the deterministic backward's element pass
+// (short contributor lists) and, for longer lists, its row pass and one pass (those two on tensors
+// of 1 MiB and more: test_backward.cpp).
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
