@@ -208,11 +208,30 @@ TEST_P(Backward, DeterministicTwoPassesMatchTheReference) {
   for (const auto& m : poisoned.validation_messages()) ADD_FAILURE() << "validation layer: " << m;
 }
 
-// The geometry pad_backward infers for grad_in `in` padded by `spec`.
-PadGeometry det_geometry(const Shape& in, const PadSpec& spec) {
+// A grad_in shape and its pads, for the tests of one pass.
+struct DetGeometry {
+  Shape in;
+  std::vector<std::int64_t> left, right;
+};
+
+// `g` behind a leading unpadded batch axis that brings grad_in of `dtype` to 1 MiB or more.
+DetGeometry at_one_mib(const DetGeometry& g, DType dtype) {
+  const std::int64_t bytes = numel(g.in) * static_cast<std::int64_t>(byte_width(dtype));
+  DetGeometry b{{((std::int64_t{1} << 20) + bytes - 1) / bytes}, {0}, {0}};
+  b.in.insert(b.in.end(), g.in.begin(), g.in.end());
+  b.left.insert(b.left.end(), g.left.begin(), g.left.end());
+  b.right.insert(b.right.end(), g.right.begin(), g.right.end());
+  return b;
+}
+
+// expect_det_matches_reference for grad_in `in` padded by `spec`, after checking that the wrapper
+// runs it as the element pass (`element`) or not.
+void expect_det_pass_matches_reference(Context& ctx, DType dtype, const Shape& in, const PadSpec& spec,
+                                       std::mt19937_64& rng, bool element) {
   Shape out = in;
   for (std::size_t a = 0; a < out.size(); ++a) out[a] += spec.left[a] + spec.right[a];
-  return infer_pad_backward(out, spec);
+  ASSERT_EQ(ops::det_backward_takes_element_pass(infer_pad_backward(out, spec), dtype), element) << to_string(in);
+  expect_det_matches_reference(ctx, dtype, in, spec, rng);
 }
 
 TEST_P(Backward, DeterministicRowPassGeometries) {
@@ -226,12 +245,8 @@ TEST_P(Backward, DeterministicRowPassGeometries) {
   Context& poisoned = poisoned_context();
   const DType dtype = GetParam();
   const std::int64_t chunk = 16 / static_cast<std::int64_t>(byte_width(dtype));
-  struct Geometry {
-    Shape in;
-    std::vector<std::int64_t> left, right;
-  };
   const std::int64_t edge = chunk - 1;  // the widest reflect pad of a one-chunk row
-  const std::vector<Geometry> geometries{
+  const std::vector<DetGeometry> geometries{
       {{3, 5, chunk}, {1, 2, edge}, {2, 1, edge}},
       {{2, 3, 256 * chunk}, {1, 1, 7}, {0, 2, 9}},
       {{20, 9, 3 * chunk}, {0, 3, 2}, {1, 4, chunk + 1}},
@@ -240,15 +255,8 @@ TEST_P(Backward, DeterministicRowPassGeometries) {
   std::mt19937_64 rng(41);
   for (auto mode : {PadMode::Reflect, PadMode::Replicate})
     for (const auto& g : geometries) {
-      const std::int64_t bytes = numel(g.in) * static_cast<std::int64_t>(byte_width(dtype));
-      Shape in{((std::int64_t{1} << 20) + bytes - 1) / bytes};
-      std::vector<std::int64_t> left{0}, right{0};
-      in.insert(in.end(), g.in.begin(), g.in.end());
-      left.insert(left.end(), g.left.begin(), g.left.end());
-      right.insert(right.end(), g.right.begin(), g.right.end());
-      const PadSpec spec{mode, left, right};
-      ASSERT_FALSE(ops::det_backward_takes_element_pass(det_geometry(in, spec), dtype)) << to_string(in);
-      expect_det_matches_reference(poisoned, dtype, in, spec, rng);
+      const DetGeometry b = at_one_mib(g, dtype);
+      expect_det_pass_matches_reference(poisoned, dtype, b.in, {mode, b.left, b.right}, rng, false);
     }
   for (const auto& m : poisoned.validation_messages()) ADD_FAILURE() << "validation layer: " << m;
 }
@@ -261,21 +269,15 @@ TEST_P(Backward, DeterministicOnePassGeometries) {
   Context& poisoned = poisoned_context();
   const DType dtype = GetParam();
   const std::int64_t chunk = 16 / static_cast<std::int64_t>(byte_width(dtype));
-  const std::int64_t b = static_cast<std::int64_t>(byte_width(dtype));
-  struct Geometry {
-    Shape in;
-    std::vector<std::int64_t> left, right;
-  };
-  const std::vector<Geometry> geometries{
-      {{(std::int64_t{1} << 20) / (5 * (3 * chunk + 1) * b) + 1, 5, 3 * chunk + 1}, {0, 1, 2}, {0, 2, 1}},
-      {{(std::int64_t{1} << 20) / (3 * 7 * b) + 1, 3, 7}, {0, 1, 3}, {0, 2, 3}},
+  const std::vector<DetGeometry> geometries{
+      {{5, 3 * chunk + 1}, {1, 2}, {2, 1}},
+      {{3, 7}, {1, 3}, {2, 3}},
   };
   std::mt19937_64 rng(47);
   for (auto mode : {PadMode::Reflect, PadMode::Replicate})
     for (const auto& g : geometries) {
-      const PadSpec spec{mode, g.left, g.right};
-      ASSERT_FALSE(ops::det_backward_takes_element_pass(det_geometry(g.in, spec), dtype)) << to_string(g.in);
-      expect_det_matches_reference(poisoned, dtype, g.in, spec, rng);
+      const DetGeometry b = at_one_mib(g, dtype);
+      expect_det_pass_matches_reference(poisoned, dtype, b.in, {mode, b.left, b.right}, rng, false);
     }
   for (const auto& m : poisoned.validation_messages()) ADD_FAILURE() << "validation layer: " << m;
 }
@@ -311,11 +313,8 @@ TEST_P(Backward, DeterministicElementPassGeometries) {
       {P, {8, 3, 32, 32}, {0, 0, 1, 1}, {0, 0, 1, 1}},
   };
   std::mt19937_64 rng(43);
-  for (const auto& g : geometries) {
-    const PadSpec spec{g.mode, g.left, g.right};
-    ASSERT_TRUE(ops::det_backward_takes_element_pass(det_geometry(g.in, spec), dtype)) << to_string(g.in);
-    expect_det_matches_reference(poisoned, dtype, g.in, spec, rng);
-  }
+  for (const auto& g : geometries)
+    expect_det_pass_matches_reference(poisoned, dtype, g.in, {g.mode, g.left, g.right}, rng, true);
   for (const auto& m : poisoned.validation_messages()) ADD_FAILURE() << "validation layer: " << m;
 }
 
