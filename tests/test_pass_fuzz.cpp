@@ -85,17 +85,24 @@ selftest::Case random_case(const selftest::Target& t, std::mt19937_64& rng) {
   return c;
 }
 
-void run_random_cases(Context& ctx, const selftest::Target& target) {
+// `cases` random geometries, each run once; with `hot`, each is run again after the context's
+// background builds are done, so that the pipelines its first run made hot (specialize_after 1) run.
+void run_random_cases(Context& ctx, const selftest::Target& target, int cases = 16, bool hot = false) {
   if (const auto missing = selftest::missing_features(ctx, target); !missing.empty())
     GTEST_SKIP() << target.kernel << " needs device feature " << missing.front() << ", which this device lacks";
   const std::size_t seen = ctx.validation_messages().size();
   std::mt19937_64 rng(std::hash<std::string>{}(target.kernel) ^ static_cast<std::uint64_t>(target.dtype));
   int ran = 0;
-  for (int attempt = 0; attempt < 64 && ran < 16; ++attempt) {
+  for (int attempt = 0; attempt < 4 * cases && ran < cases; ++attempt) {
     const auto c = random_case(target, rng);
     selftest::Outcome o;
     try {
       o = selftest::run_case(ctx, target, c);
+      if (hot && o.pass) {
+        ctx.finish_background_builds();
+        o = selftest::run_case(ctx, target, c);
+        if (!o.pass) o.detail = "the second run, with the pipelines built when hot: " + o.detail;
+      }
     } catch (const Error& e) {
       // A device that ends long loops (lavapipe) refuses sums longer than it runs: that refusal
       // has its own test; here another geometry takes the case's place.
@@ -107,7 +114,7 @@ void run_random_cases(Context& ctx, const selftest::Target& target) {
                         << fmt::format("{}", fmt::join(c.left, ",")) << " right "
                         << fmt::format("{}", fmt::join(c.right, ",")) << ": " << o.detail;
   }
-  EXPECT_EQ(ran, 16) << "too many random cases refused";
+  EXPECT_EQ(ran, cases) << "too many random cases refused";
   const auto messages = ctx.validation_messages();
   for (std::size_t i = seen; i < messages.size(); ++i) ADD_FAILURE() << "validation layer: " << messages[i];
 }
@@ -475,6 +482,25 @@ INSTANTIATE_TEST_SUITE_P(PadFamily, ShapeConstantPasses, ::testing::ValuesIn(sha
 // Forward pads and crops of four widths in three and one modes, and the deterministic backwards of
 // two modes and four dtypes.
 TEST(ShapeConstantTargets, AllFound) { EXPECT_EQ(shape_constant_targets().size(), 16u + 8u); }
+
+// The same kernels under ShapeConstants::Auto on small tensors, whose passes are built for their
+// geometry once it is hot (ContextOptions::specialize_after, here 1): the op's plan is the one for
+// the pipelines that read the geometry at run time, each pass then runs built for it. Each random
+// geometry runs twice: the first run queues the background builds and runs without them, the
+// second (after they are done) with them.
+class HotGeometryPasses : public ::testing::TestWithParam<selftest::Target> {};
+
+TEST_P(HotGeometryPasses, RandomGeometriesMatchTheReference) {
+  ContextOptions o = default_options();
+  o.specialize_after = 1;
+  Context& ctx = context_for(GetParam(), o);
+  const std::uint64_t queued = ctx.runtime().background_builds();
+  run_random_cases(ctx, GetParam(), 8, true);
+  EXPECT_GT(ctx.runtime().background_builds(), queued) << "no geometry turned hot";
+  EXPECT_EQ(ctx.runtime().background_build_failures(), std::vector<std::string>{});
+}
+
+INSTANTIATE_TEST_SUITE_P(PadFamily, HotGeometryPasses, ::testing::ValuesIn(shape_constant_targets()), target_name);
 
 }  // namespace
 }  // namespace fvk::testing

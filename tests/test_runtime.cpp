@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <random>
 
 #include "fvk/context.hpp"
 #include "fvk/error.hpp"
@@ -11,6 +12,8 @@
 #include "gpu_fixture.hpp"
 #include "ops/shape_constant.hpp"
 #include "ops/targets.hpp"
+#include "reference/random_tensor.hpp"
+#include "reference/reference.hpp"
 #include "runtime/device.hpp"
 #include "runtime/dispatch_grid.hpp"
 #include "runtime/embedded.hpp"
@@ -232,33 +235,92 @@ TEST(Pipelines, OnePipelinePerSetOfConstants) {
   EXPECT_TRUE(ctx.validation_messages().empty());
 }
 
+// kernel_when_hot: nullptr and nothing queued before the `hot_after`th use; that use queues one
+// background build (later uses queue no other); once it is done, the pipeline kernel() returns for
+// the same constants, counted among those with constants. hot_after 0 never queues.
+TEST(Pipelines, BuiltInTheBackgroundOnceHot) {
+  Context ctx;
+  auto& device = ctx.runtime();
+  const rt::SpecConstant c[] = {{2, 1}, {3, 96}, {8, 8}, {16, 12}, {24, 2}};
+  const std::size_t with_constants = device.pipelines_with_constants();
+  EXPECT_EQ(device.kernel_when_hot("pad_reflect_b4", 1, 1, c, 3), nullptr);
+  EXPECT_EQ(device.kernel_when_hot("pad_reflect_b4", 1, 1, c, 3), nullptr);
+  device.finish_background_builds();
+  EXPECT_EQ(device.background_builds(), 0u);
+  EXPECT_EQ(device.kernel_when_hot("pad_reflect_b4", 1, 1, c, 3), nullptr);  // the third: queued
+  EXPECT_EQ(device.background_builds(), 1u);
+  (void)device.kernel_when_hot("pad_reflect_b4", 1, 1, c, 3);
+  device.finish_background_builds();
+  EXPECT_EQ(device.background_builds(), 1u);
+  const rt::Kernel* hot = device.kernel_when_hot("pad_reflect_b4", 1, 1, c, 3);
+  ASSERT_NE(hot, nullptr);
+  EXPECT_EQ(hot, &device.kernel("pad_reflect_b4", 1, 1, c));
+  ASSERT_EQ(hot->constants.size(), 5u);
+  EXPECT_EQ(hot->constants[1].value, 96u);
+  EXPECT_EQ(device.pipelines_with_constants(), with_constants + 1);
+  const rt::SpecConstant other[] = {{2, 1}, {3, 97}, {8, 8}, {16, 12}, {24, 2}};
+  for (int i = 0; i < 5; ++i) EXPECT_EQ(device.kernel_when_hot("pad_reflect_b4", 1, 1, other, 0), nullptr);
+  device.finish_background_builds();
+  EXPECT_EQ(device.background_builds(), 1u);
+  EXPECT_TRUE(device.background_build_failures().empty());
+  EXPECT_TRUE(ctx.validation_messages().empty());
+}
+
+// A context destroyed with background builds queued and running lets the running one finish and
+// drops the others: no crash, no message of the validation layer (it reports objects left alive).
+TEST(Pipelines, DestroyedWithBuildsQueued) {
+  for (int round = 0; round < 3; ++round) {
+    Context ctx;
+    for (std::uint32_t n = 1; n <= 6; ++n) {
+      const rt::SpecConstant c[] = {{2, 1}, {3, 16 * n}, {8, 4 * n}, {16, 16 * n}, {24, 6 * n}};
+      EXPECT_EQ(ctx.runtime().kernel_when_hot("pad_const_b4", 1, 1, c, 1), nullptr);
+    }
+    EXPECT_EQ(ctx.runtime().background_builds(), 6u);
+    EXPECT_TRUE(ctx.validation_messages().empty());
+  }
+}
+
 // Where pipelines are built for one geometry: under Auto, the passes of pad.comp and of the
-// deterministic backward on destinations of 1 MiB and more, but for 1-byte rows in the tile pass
-// with four chunks (pass 6) and the multi-row pass (3), until kMaxShapePipelines are built; Always
-// at every size, with no cap; Never nowhere; the other kernels never.
+// deterministic backward, but for 1-byte rows in the tile pass with four chunks (pass 6), until
+// kMaxShapePipelines are built or queued: at once on destinations of 1 MiB and more, once hot on
+// smaller ones (never with specialize_after 0); Always at every size at once, with no cap; Never
+// nowhere; the other kernels never.
 TEST(ShapeConstants, TheRule) {
-  using ops::shape_constants_rule;
+  using G = ops::GeometryBuild;
+  const auto rule = [](ShapeConstants setting, std::string_view kernel, std::uint32_t pass, std::uint32_t rank,
+                       std::uint64_t dst_bytes, std::size_t built, std::uint32_t specialize_after = 16) {
+    return ops::shape_constants_rule(setting, specialize_after, kernel, pass, rank, dst_bytes, built);
+  };
   const auto A = ShapeConstants::Auto;
   const std::uint64_t big = 1 << 20, small = (1 << 20) - 1;
-  EXPECT_TRUE(shape_constants_rule(A, "pad_reflect_b4", 5, 4, big, 0));
-  EXPECT_TRUE(shape_constants_rule(A, "pad_backward_const_b1", 4, 4, big, 0));
-  EXPECT_TRUE(shape_constants_rule(A, "pad_const_portable_b2", 6, 3, big, 0));
-  EXPECT_TRUE(shape_constants_rule(A, "pad_backward_replicate_det_f16", 7, 4, big, 0));
-  EXPECT_TRUE(shape_constants_rule(A, "pad_replicate_b2", 6, 3, big, ops::kMaxShapePipelines - 1));
-  EXPECT_FALSE(shape_constants_rule(A, "pad_replicate_b2", 6, 3, big, ops::kMaxShapePipelines));
-  EXPECT_FALSE(shape_constants_rule(A, "pad_reflect_b4", 5, 4, small, 0));
-  EXPECT_FALSE(shape_constants_rule(A, "pad_reflect_b1", 6, 3, big, 0));
-  EXPECT_TRUE(shape_constants_rule(A, "pad_reflect_b1", 5, 3, big, 0));
+  EXPECT_EQ(rule(A, "pad_reflect_b4", 5, 4, big, 0), G::Now);
+  EXPECT_EQ(rule(A, "pad_backward_const_b1", 4, 4, big, 0), G::Now);
+  EXPECT_EQ(rule(A, "pad_const_portable_b2", 6, 3, big, 0), G::Now);
+  EXPECT_EQ(rule(A, "pad_backward_replicate_det_f16", 7, 4, big, 0), G::Now);
+  EXPECT_EQ(rule(A, "pad_replicate_b2", 6, 3, big, ops::kMaxShapePipelines - 1), G::Now);
+  EXPECT_EQ(rule(A, "pad_replicate_b2", 6, 3, big, ops::kMaxShapePipelines), G::Never);
+  EXPECT_EQ(rule(A, "pad_reflect_b4", 5, 4, small, 0), G::WhenHot);
+  EXPECT_EQ(rule(A, "pad_reflect_b4", 5, 4, small, 0, 1), G::WhenHot);
+  EXPECT_EQ(rule(A, "pad_reflect_b4", 5, 4, small, 0, 0), G::Never);
+  EXPECT_EQ(rule(A, "pad_reflect_b4", 5, 4, big, 0, 0), G::Now);
+  EXPECT_EQ(rule(A, "pad_reflect_b4", 5, 4, small, ops::kMaxShapePipelines), G::Never);
+  EXPECT_EQ(rule(A, "pad_reflect_b1", 6, 3, big, 0), G::Never);
+  EXPECT_EQ(rule(A, "pad_reflect_b1", 6, 3, small, 0), G::Never);
+  EXPECT_EQ(rule(A, "pad_reflect_b1", 5, 3, big, 0), G::Now);
   // The deterministic backward's multi-row pass too (it keeps the run-time rank only without them).
-  EXPECT_TRUE(shape_constants_rule(A, "pad_backward_reflect_det_f32", 3, 4, big, 0));
-  EXPECT_FALSE(shape_constants_rule(A, "pad_backward_reflect_det_f32", 3, 4, 16, 0));
-  EXPECT_TRUE(shape_constants_rule(ShapeConstants::Always, "pad_backward_replicate_det_f32", 3, 4, 16, 0));
-  EXPECT_TRUE(shape_constants_rule(ShapeConstants::Always, "pad_reflect_b1", 6, 3, 16, ops::kMaxShapePipelines));
-  EXPECT_FALSE(shape_constants_rule(ShapeConstants::Never, "pad_reflect_b4", 5, 4, big, 0));
-  for (const char* other : {"pad_backward_reflect_f32", "masked_fill_b4", "contiguize_b4", "copy_b4"})
-    EXPECT_FALSE(shape_constants_rule(ShapeConstants::Always, other, 0, 2, big, 0)) << other;
-  EXPECT_FALSE(shape_constants_rule(ShapeConstants::Always, "pad_const_b4", 0, 8, big, 0));
-  EXPECT_FALSE(shape_constants_rule(ShapeConstants::Always, "pad_const_b4", 0, 0, big, 0));
+  EXPECT_EQ(rule(A, "pad_backward_reflect_det_f32", 3, 4, big, 0), G::Now);
+  EXPECT_EQ(rule(A, "pad_backward_reflect_det_f32", 3, 4, 16, 0), G::WhenHot);
+  EXPECT_EQ(rule(ShapeConstants::Always, "pad_backward_replicate_det_f32", 3, 4, 16, 0), G::Now);
+  EXPECT_EQ(rule(ShapeConstants::Always, "pad_reflect_b1", 6, 3, 16, ops::kMaxShapePipelines, 0), G::Now);
+  EXPECT_EQ(rule(ShapeConstants::Never, "pad_reflect_b4", 5, 4, big, 0), G::Never);
+  EXPECT_EQ(rule(ShapeConstants::Never, "pad_reflect_b4", 5, 4, small, 0), G::Never);
+  for (const char* other : {"pad_backward_reflect_f32", "masked_fill_b4", "contiguize_b4", "copy_b4"}) {
+    EXPECT_EQ(rule(ShapeConstants::Always, other, 0, 2, big, 0), G::Never) << other;
+    EXPECT_EQ(rule(A, other, 0, 2, small, 0), G::Never) << other;
+  }
+  EXPECT_EQ(rule(ShapeConstants::Always, "pad_const_b4", 0, 8, big, 0), G::Never);
+  EXPECT_EQ(rule(A, "pad_const_b4", 0, 8, small, 0), G::Never);
+  EXPECT_EQ(rule(ShapeConstants::Always, "pad_const_b4", 0, 0, big, 0), G::Never);
 }
 
 // The op builds its passes for the geometry under Always, not under Never, nor under Auto below
@@ -292,6 +354,51 @@ TEST(ShapeConstants, TheSettingDecidesWhatTheOpBuilds) {
     EXPECT_NE(std::string(e.what()).find("auto, never or always"), std::string::npos) << e.what();
   }
   ASSERT_EQ(unsetenv("FVK_SHAPE_CONSTANTS"), 0);
+}
+
+// Under Auto, a small destination's op runs the pipelines that read its geometry until one of its
+// passes has been recorded specialize_after times; then they are built in the background, and the
+// ops after that run them, with the same bytes. specialize_after 0, and ShapeConstants::Never,
+// build none. FVK_SPECIALIZE_AFTER overrides the option; a value that is not a count is refused.
+TEST(ShapeConstants, SmallGeometriesTurnHot) {
+  std::mt19937_64 rng(5);
+  const HostTensor host = ref::random_values(DType::F32, {3, 5, 20}, rng);
+  const PadSpec spec{PadMode::Reflect, {1, 2, 3}, {2, 1, 4}};
+  const HostTensor expected = ref::pad(host, infer_pad(host.shape, spec), 0);
+  for (const auto& [setting, after] : {std::pair{ShapeConstants::Auto, 3u}, std::pair{ShapeConstants::Auto, 0u},
+                                       std::pair{ShapeConstants::Never, 3u}}) {
+    ContextOptions o;
+    o.shape_constants = setting;
+    o.specialize_after = after;
+    o.poison_new_tensors = true;
+    Context ctx(o);
+    const Tensor in = ctx.upload(host);
+    const bool builds = setting == ShapeConstants::Auto && after > 0;
+    for (std::uint32_t run = 1; run <= 5; ++run) {
+      EXPECT_EQ(ctx.download(pad(ctx, in, spec)).data, expected.data) << "run " << run;
+      ctx.finish_background_builds();
+      EXPECT_EQ(ctx.runtime().pipelines_with_constants() > 0, builds && run >= 3)
+          << "run " << run << " of " << static_cast<int>(setting);
+    }
+    EXPECT_TRUE(ctx.runtime().background_build_failures().empty());
+    EXPECT_TRUE(ctx.validation_messages().empty());
+  }
+  ASSERT_EQ(setenv("FVK_SPECIALIZE_AFTER", "0", 1), 0);
+  {
+    Context ctx;
+    EXPECT_EQ(ctx.runtime().specialize_after(), 0u);
+  }
+  for (const char* bad : {"-1", "abc", "3x", "99999999999"}) {
+    ASSERT_EQ(setenv("FVK_SPECIALIZE_AFTER", bad, 1), 0);
+    try {
+      Context ctx;
+      ADD_FAILURE() << "FVK_SPECIALIZE_AFTER=" << bad << " accepted";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.code(), ErrorCode::InvalidArgument);
+      EXPECT_NE(std::string(e.what()).find("FVK_SPECIALIZE_AFTER"), std::string::npos) << e.what();
+    }
+  }
+  ASSERT_EQ(unsetenv("FVK_SPECIALIZE_AFTER"), 0);
 }
 
 // Pipeline statistics (`fvk stats`): refused on a device opened without the option, refused with

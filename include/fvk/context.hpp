@@ -21,7 +21,8 @@ class Device;
 // pipeline per geometry, built on its first dispatch.
 enum class ShapeConstants {
   Auto,    // where that measured faster on the H200 (src/ops/shape_constant.cpp), for at most
-           // kMaxShapePipelines pipelines per context
+           // kMaxShapePipelines pipelines per context: destinations of 1 MiB and more at once, smaller
+           // ones once their geometry is hot (ContextOptions::specialize_after)
   Never,   // every pass reads the geometry at run time: no pipeline per geometry
   Always,  // every pass of those kernels that can take them, at every size, without a cap: for
            // programs that repeat the same small shapes (the H200's small set took 0.86-0.94x the
@@ -65,6 +66,12 @@ struct ContextOptions {
   bool runtime_rank = false;
   // See ShapeConstants. Env FVK_SHAPE_CONSTANTS (auto, never or always) overrides it.
   ShapeConstants shape_constants = ShapeConstants::Auto;
+  // Under ShapeConstants::Auto, a destination under 1 MiB keeps the pipelines that read its
+  // geometry at run time until one pass of that geometry has been recorded this many times; then
+  // the pass's pipeline built for the geometry is compiled on a background thread, and ops switch
+  // to it once it is ready (the same bytes; on the H200 the small set took 0.83-0.87x the time).
+  // No op waits for that compile. 0: never. Env FVK_SPECIALIZE_AFTER overrides it.
+  std::uint32_t specialize_after = 16;
 };
 
 class Context {
@@ -90,6 +97,11 @@ class Context {
 
   // Kernel dispatches recorded through this context so far.
   std::uint64_t dispatch_count() const;
+
+  // Blocks until the pipelines queued for background compiles so far (specialize_after) are
+  // built, so that the ops recorded next use them: before a section that should run at its steady
+  // speed from the first op.
+  void finish_background_builds();
 
   rt::Device& runtime() { return *device_; }
 

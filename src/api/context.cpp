@@ -12,10 +12,10 @@
 namespace fvk {
 
 Context::Context(const ContextOptions& options)
-    : device_(std::make_unique<rt::Device>(
-          rt::DeviceOptions{options.device, options.validation, options.disabled_features, options.max_workgroups_x,
-                            options.always_split_passes, options.capture_pipeline_statistics,
-                            options.validate_synchronization, options.runtime_rank, options.shape_constants})),
+    : device_(std::make_unique<rt::Device>(rt::DeviceOptions{
+          options.device, options.validation, options.disabled_features, options.max_workgroups_x,
+          options.always_split_passes, options.capture_pipeline_statistics, options.validate_synchronization,
+          options.runtime_rank, options.shape_constants, options.specialize_after})),
       poison_new_tensors_(options.poison_new_tensors) {}
 Context::Context(Context&&) noexcept = default;
 Context& Context::operator=(Context&&) noexcept = default;
@@ -25,6 +25,7 @@ std::vector<DeviceInfo> Context::list_devices() { return rt::Device::enumerate()
 const DeviceInfo& Context::device_info() const { return device_->info(); }
 std::vector<std::string> Context::validation_messages() const { return device_->validation_messages(); }
 std::uint64_t Context::dispatch_count() const { return device_->dispatch_count(); }
+void Context::finish_background_builds() { device_->finish_background_builds(); }
 
 Tensor Context::empty(DType dtype, Shape shape) {
   const std::size_t bytes = static_cast<std::size_t>(numel(shape)) * byte_width(dtype);

@@ -66,6 +66,15 @@ const char* op_word(ops::Op op) {
   return "?";
 }
 
+const char* shape_constants_word(ShapeConstants s) {
+  switch (s) {
+    case ShapeConstants::Auto: return "auto";
+    case ShapeConstants::Never: return "never";
+    case ShapeConstants::Always: return "always";
+  }
+  return "?";
+}
+
 }  // namespace
 
 std::vector<BenchSet> default_sets(bool quick) {
@@ -84,6 +93,8 @@ BenchResult run_bench(rt::Device& device, const BenchOptions& options,
                       const std::function<void(const BenchRow&)>& progress) {
   BenchResult result;
   result.device = device.info();
+  result.shape_constants = shape_constants_word(device.shape_constants());
+  result.specialize_after = device.specialize_after();
   std::map<std::uint64_t, double> copy_ns;  // by byte count
   BufferPool copy_pool(device);
   auto copy_time = [&](std::uint64_t bytes) {
@@ -175,6 +186,8 @@ std::string to_json(const BenchResult& r) {
                  {"vendor_id", r.device.vendor_id},
                  {"device_id", r.device.device_id}};
   j["copy_roofline_gbps"] = r.copy_roofline_gbps;
+  j["shape_constants"] = r.shape_constants;
+  j["specialize_after"] = r.specialize_after;
   j["results"] = nlohmann::json::array();
   for (const auto& row : r.rows) {
     const auto& t = row.target;

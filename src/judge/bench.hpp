@@ -51,6 +51,8 @@ struct BenchRow {
 struct BenchResult {
   DeviceInfo device;
   double copy_roofline_gbps = 0;  // a large copy, the device's ceiling
+  std::string shape_constants;    // the device's setting (auto, never, always)
+  std::uint32_t specialize_after = 0;
   std::vector<BenchRow> rows;
 };
 

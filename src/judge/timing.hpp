@@ -24,6 +24,9 @@ struct Timing {
 // moved where later buffers landed, and timings with it.
 void warm_up(rt::Device& device, const rt::Buffer& src, const rt::Buffer& dst, double seconds);
 
+// The op `record` records, timed with timestamps over `reps` runs in one command buffer (median and
+// fastest), after a warm-up of at least `warmup` runs and 30 ms, in its steady state: the pipelines
+// it made hot in the warm-up (ContextOptions::specialize_after) built.
 Timing time_gpu(rt::Device& device, const std::function<void(rt::Stream&)>& record, int warmup = 3, int reps = 15);
 
 }  // namespace fvk::judge

@@ -7,9 +7,15 @@
 // two rounds, interleaved): rank5 forward pads 0.82-0.87x the time for 1-byte elements, 0.88-0.94x
 // for 2-byte, 0.93-0.95x for 4-byte and 0.94-0.99x for 8-byte; rank5 crops 0.92-0.99x; image rows
 // 0.98-1.00x, except 1-byte rows in the tile pass with four chunks per invocation (pass 6), which
-// took 1.06x and so keep shape_buf. Destinations under 1 MiB keep shape_buf under Auto: the small
-// set took 0.86-0.94x the time with the constants, but each new geometry costs a compile (about
-// 57 ms on the H200, cold) against ops of 4-8 us; ShapeConstants::Always gives them the constants.
+// took 1.06x and so keep shape_buf. Destinations under 1 MiB keep shape_buf under Auto at first:
+// the small set took 0.83-0.94x the time with the constants, but each new geometry costs a compile
+// (about 57 ms on the H200, cold) against ops of 4-8 us, which would pay for itself only after
+// some 80,000 ops of the geometry were it on the op's path. So it is not: once one of their passes
+// has been recorded ContextOptions::specialize_after times, that pass's pipeline built for the
+// geometry is compiled on the device's background thread, and the ops recorded after it is ready
+// run it (GeometryBuild::WhenHot). The op's plan stays the one for shape_buf (pad.comp's aligned-
+// row and group passes, which need the constants, are left to destinations of 1 MiB and more), so
+// an op never depends on when a build finishes for anything but its pipelines.
 //
 // The deterministic backward's multi-row pass (pass 3) takes them too. It had been left out because
 // the H200's driver compiled it wrong with the rank constant alone (rank_constant.cpp; it still
@@ -38,23 +44,24 @@ bool is_det(std::string_view kernel) {
 
 }  // namespace
 
-bool shape_constants_rule(ShapeConstants setting, std::string_view kernel, std::uint32_t pass, std::uint32_t rank,
-                          std::uint64_t dst_bytes, std::size_t built) {
-  if (rank == 0 || rank > 7) return false;
-  if (!is_pad_comp(kernel) && !is_det(kernel)) return false;
+GeometryBuild shape_constants_rule(ShapeConstants setting, std::uint32_t specialize_after, std::string_view kernel,
+                                   std::uint32_t pass, std::uint32_t rank, std::uint64_t dst_bytes, std::size_t built) {
+  if (rank == 0 || rank > 7) return GeometryBuild::Never;
+  if (!is_pad_comp(kernel) && !is_det(kernel)) return GeometryBuild::Never;
   switch (setting) {
-    case ShapeConstants::Never: return false;
-    case ShapeConstants::Always: return true;
+    case ShapeConstants::Never: return GeometryBuild::Never;
+    case ShapeConstants::Always: return GeometryBuild::Now;
     case ShapeConstants::Auto: break;
   }
-  if (dst_bytes < (std::uint64_t{1} << 20) || built >= kMaxShapePipelines) return false;
-  if (is_pad_comp(kernel) && pass == kTilePassFour && kernel.ends_with("_b1")) return false;
-  return true;
+  if (built >= kMaxShapePipelines) return GeometryBuild::Never;
+  if (is_pad_comp(kernel) && pass == kTilePassFour && kernel.ends_with("_b1")) return GeometryBuild::Never;
+  if (dst_bytes >= (std::uint64_t{1} << 20)) return GeometryBuild::Now;
+  return specialize_after > 0 ? GeometryBuild::WhenHot : GeometryBuild::Never;
 }
 
-bool takes_shape_constants(const rt::Device& device, std::string_view kernel, std::uint32_t pass, std::uint32_t rank,
-                           std::uint64_t dst_bytes) {
-  return shape_constants_rule(device.shape_constants(), kernel, pass, rank, dst_bytes,
+GeometryBuild geometry_build(const rt::Device& device, std::string_view kernel, std::uint32_t pass, std::uint32_t rank,
+                             std::uint64_t dst_bytes) {
+  return shape_constants_rule(device.shape_constants(), device.specialize_after(), kernel, pass, rank, dst_bytes,
                               device.pipelines_with_constants());
 }
 
@@ -71,7 +78,8 @@ std::vector<rt::SpecConstant> shape_constants(const PadGeometry& g, std::uint32_
 }
 
 bool GeometryPipelines::specialized(std::uint32_t pass) const {
-  return takes_shape_constants(device_, kernel_, pass, static_cast<std::uint32_t>(g_.in.size()), dst_bytes_);
+  return geometry_build(device_, kernel_, pass, static_cast<std::uint32_t>(g_.in.size()), dst_bytes_) ==
+         GeometryBuild::Now;
 }
 
 std::vector<rt::SpecConstant> group_constants(const GatherPlan& plan) {
@@ -79,8 +87,17 @@ std::vector<rt::SpecConstant> group_constants(const GatherPlan& plan) {
 }
 
 const rt::Kernel& GeometryPipelines::operator()(std::uint32_t pass) const {
-  if (!specialized(pass)) return pass_kernel(device_, kernel_, pass, static_cast<std::uint32_t>(g_.in.size()));
-  return built_for_geometry(pass, {});
+  const auto rank = static_cast<std::uint32_t>(g_.in.size());
+  switch (geometry_build(device_, kernel_, pass, rank, dst_bytes_)) {
+    case GeometryBuild::Now: return built_for_geometry(pass, {});
+    case GeometryBuild::WhenHot:
+      if (constants_.empty()) constants_ = shape_constants(g_, n_dst_);
+      if (const rt::Kernel* k = device_.kernel_when_hot(kernel_, pass, rank, constants_, device_.specialize_after()))
+        return *k;
+      break;
+    case GeometryBuild::Never: break;
+  }
+  return pass_kernel(device_, kernel_, pass, rank);
 }
 
 const rt::Kernel& GeometryPipelines::operator()(std::uint32_t pass, std::span<const rt::SpecConstant> extra) const {

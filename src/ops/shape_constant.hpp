@@ -20,14 +20,23 @@ namespace fvk::ops {
 // this many (each is a driver compile on first use and device memory for as long as it lives).
 inline constexpr std::size_t kMaxShapePipelines = 512;
 
-// The rule: whether pass `pass` of kernel `kernel` is built for the geometry of a destination of
-// `dst_bytes` with `rank` axes (after merging neighbouring unpadded axes) under `setting`, on a
-// device that holds `built` pipelines built with constants besides the rank.
-bool shape_constants_rule(ShapeConstants setting, std::string_view kernel, std::uint32_t pass, std::uint32_t rank,
-                          std::uint64_t dst_bytes, std::size_t built);
-// The rule on `device` (its setting and pipelines).
-bool takes_shape_constants(const rt::Device& device, std::string_view kernel, std::uint32_t pass, std::uint32_t rank,
-                           std::uint64_t dst_bytes);
+// When a pass's pipeline is built for its geometry.
+enum class GeometryBuild {
+  Never,    // it reads the geometry at run time
+  Now,      // on the op's first dispatch, which waits for the compile; the op's plan may count on it
+  WhenHot,  // in the background once the geometry is hot (Device::kernel_when_hot); the op's plan
+            // never counts on it, since the pipeline that reads the geometry runs until then
+};
+
+// The rule: when pass `pass` of kernel `kernel` is built for the geometry of a destination of
+// `dst_bytes` with `rank` axes (after merging neighbouring unpadded axes) under `setting` and
+// `specialize_after` (ContextOptions), on a device that holds (or is building) `built` pipelines
+// built with constants besides the rank.
+GeometryBuild shape_constants_rule(ShapeConstants setting, std::uint32_t specialize_after, std::string_view kernel,
+                                   std::uint32_t pass, std::uint32_t rank, std::uint64_t dst_bytes, std::size_t built);
+// The rule on `device` (its settings and pipelines).
+GeometryBuild geometry_build(const rt::Device& device, std::string_view kernel, std::uint32_t pass, std::uint32_t rank,
+                             std::uint64_t dst_bytes);
 
 // The constants of kernels/shape_constants.glsl for geometry `g` (merged, rank 1 to 7) whose
 // destination holds `n_dst` elements: the same dims and pads as shape_buf(g).
@@ -38,8 +47,8 @@ std::vector<rt::SpecConstant> shape_constants(const PadGeometry& g, std::uint32_
 std::vector<rt::SpecConstant> group_constants(const GatherPlan& plan);
 
 // The pipelines of one op's passes of `kernel` for geometry `g` (merged) and a destination of `n_dst`
-// elements and `dst_bytes` bytes: each pass's built for the geometry where takes_shape_constants
-// says so (the constants worked out once, on the first such pass), else with the rank alone where
+// elements and `dst_bytes` bytes: each pass's built for the geometry where geometry_build says so
+// (the constants worked out once, on the first such pass), else with the rank alone where
 // rank_constant says so (pass_kernel). Holds references: lives for the recording of one op.
 class GeometryPipelines {
  public:
@@ -47,7 +56,9 @@ class GeometryPipelines {
                     std::uint64_t dst_bytes)
       : device_(device), kernel_(kernel), g_(g), n_dst_(n_dst), dst_bytes_(dst_bytes) {}
 
-  // Whether pass `pass`'s pipeline is built for the geometry.
+  // Whether pass `pass`'s pipeline is built for the geometry on its first dispatch
+  // (GeometryBuild::Now), which the op's plan may count on. A pass built when hot may run built
+  // for the geometry too, with the same bytes, but this says false for it.
   bool specialized(std::uint32_t pass) const;
   const rt::Kernel& operator()(std::uint32_t pass) const;
   // Pass `pass` built for the geometry with the constants `extra` besides (ids the geometry's

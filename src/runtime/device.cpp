@@ -4,8 +4,10 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <optional>
 
 #include "fvk/error.hpp"
 #include "runtime/device_features.hpp"
@@ -117,6 +119,21 @@ ShapeConstants shape_constants_setting(ShapeConstants option) {
        fmt::format("env FVK_SHAPE_CONSTANTS is '{}'; it takes auto, never or always (or unset it)", s));
 }
 
+// ContextOptions::specialize_after, or env FVK_SPECIALIZE_AFTER where set.
+std::uint32_t specialize_after_setting(std::uint32_t option) {
+  const char* v = std::getenv("FVK_SPECIALIZE_AFTER");
+  if (v == nullptr || *v == '\0') return option;
+  char* end = nullptr;
+  errno = 0;
+  const unsigned long n = std::strtoul(v, &end, 10);
+  if (*end != '\0' || errno != 0 || n > 0xFFFFFFFFul || *v == '-' || *v == '+' || *v == ' ')
+    fail(ErrorCode::InvalidArgument,
+         fmt::format("env FVK_SPECIALIZE_AFTER is '{}'; it takes a count of uses, 0 (never) to 4294967295, "
+                     "in decimal digits (or unset it)",
+                     v));
+  return static_cast<std::uint32_t>(n);
+}
+
 vk::raii::Instance make_instance(const vk::raii::Context& context, bool validation, bool synchronization = false) {
   vk::ApplicationInfo app{.pApplicationName = "fuel-vulkan-kernels",
                           .applicationVersion = 1,
@@ -195,7 +212,8 @@ Device::Device(const DeviceOptions& options)
     : always_split_passes_(options.always_split_passes),
       runtime_rank_(options.runtime_rank || env_flag("FVK_RUNTIME_RANK")),
       capture_statistics_(options.capture_pipeline_statistics),
-      shape_constants_(shape_constants_setting(options.shape_constants)) {
+      shape_constants_(shape_constants_setting(options.shape_constants)),
+      specialize_after_(specialize_after_setting(options.specialize_after)) {
   validation_ = options.validation.value_or(env_flag("FVK_VALIDATION"));
   try {
     instance_ = make_instance(context_, validation_, options.validate_synchronization || env_flag("FVK_VALIDATE_SYNC"));
@@ -308,31 +326,101 @@ Device::Device(const DeviceOptions& options)
 
 Device::~Device() = default;
 
-const Kernel& Device::kernel(const std::string& name, std::uint32_t pass, std::uint32_t rank,
-                             std::span<const SpecConstant> constants) {
-  std::lock_guard lock(kernels_mutex_);
-  if (runtime_rank_ && constants.empty()) rank = 0;
-  std::u32string constants_key;
+namespace {
+
+std::u32string constants_key(std::span<const SpecConstant> constants) {
+  std::u32string key;
   for (const auto& c : constants) {
-    constants_key.push_back(c.id);
-    constants_key.push_back(c.value);
+    key.push_back(c.id);
+    key.push_back(c.value);
   }
-  using Key = std::tuple<std::string_view, std::uint32_t, std::uint32_t, std::u32string_view>;
-  if (auto it = kernels_.find(Key{name, pass, rank, constants_key}); it != kernels_.end()) return *it->second;
+  return key;
+}
+
+void check_constants(const std::string& name, std::span<const SpecConstant> constants) {
   for (std::size_t i = 0; i < constants.size(); ++i)
     if (constants[i].id == 1 || std::any_of(constants.begin(), constants.begin() + static_cast<std::ptrdiff_t>(i),
                                             [&](const SpecConstant& c) { return c.id == constants[i].id; }))
       fail(ErrorCode::Internal,
            fmt::format("kernel '{}': specialization constant {} given twice (1 is the rank)", name, constants[i].id));
+}
+
+// Past this many pipelines counted and not queued, kernel_when_hot forgets those counts and starts
+// again (a program that runs many geometries once each would otherwise grow the map without end).
+constexpr std::size_t kMaxHotCounts = 4096;
+
+}  // namespace
+
+const SpirvInterface* Device::built_interface(const std::string& name) const {
+  using Key = std::tuple<std::string_view, std::uint32_t, std::uint32_t, std::u32string_view>;
+  const auto built = kernels_.lower_bound(Key{name, 0, 0, {}});
+  return built != kernels_.end() && std::get<0>(built->first) == name ? &built->second->interface : nullptr;
+}
+
+const Kernel& Device::kernel(const std::string& name, std::uint32_t pass, std::uint32_t rank,
+                             std::span<const SpecConstant> constants) {
+  std::lock_guard lock(kernels_mutex_);
+  if (runtime_rank_ && constants.empty()) rank = 0;
+  std::u32string key = constants_key(constants);
+  using Key = std::tuple<std::string_view, std::uint32_t, std::uint32_t, std::u32string_view>;
+  if (auto it = kernels_.find(Key{name, pass, rank, key}); it != kernels_.end()) return *it->second;
+  check_constants(name, constants);
+  auto k = build(name, pass, rank, constants, built_interface(name));
+  if (!constants.empty()) ++pipelines_with_constants_;
+  return *kernels_.emplace(KernelKey{name, pass, rank, std::move(key)}, std::move(k)).first->second;
+}
+
+const Kernel* Device::kernel_when_hot(const std::string& name, std::uint32_t pass, std::uint32_t rank,
+                                      std::span<const SpecConstant> constants, std::uint32_t hot_after) {
+  std::lock_guard lock(kernels_mutex_);
+  if (runtime_rank_ && constants.empty()) rank = 0;
+  std::u32string key = constants_key(constants);
+  using Key = std::tuple<std::string_view, std::uint32_t, std::uint32_t, std::u32string_view>;
+  if (auto it = kernels_.find(Key{name, pass, rank, key}); it != kernels_.end()) return it->second.get();
+  if (hot_after == 0) return nullptr;
+  auto hot = hot_.find(Key{name, pass, rank, key});
+  if (hot == hot_.end()) {
+    if (hot_.size() >= kMaxHotCounts) std::erase_if(hot_, [](const auto& h) { return !h.second.queued; });
+    hot = hot_.emplace(KernelKey{name, pass, rank, key}, HotUses{}).first;
+  }
+  if (hot->second.queued || ++hot->second.uses < hot_after) return nullptr;
+  check_constants(name, constants);
+  hot->second.queued = true;
+  if (!constants.empty()) ++pipelines_with_constants_;
+  ++background_builds_;
+  std::optional<SpirvInterface> known;
+  if (const SpirvInterface* i = built_interface(name)) known = *i;
+  builder_.post([this, key = hot->first, constants = std::vector<SpecConstant>(constants.begin(), constants.end()),
+                 known = std::move(known)] {
+    const auto& [name, pass, rank, _] = key;
+    try {
+      auto k = build(name, pass, rank, constants, known ? &*known : nullptr);
+      std::lock_guard lock(kernels_mutex_);
+      kernels_.emplace(key, std::move(k));
+    } catch (const std::exception& e) {
+      std::lock_guard lock(kernels_mutex_);
+      background_failures_.push_back(fmt::format("kernel '{}' pass {}: {}", name, pass, e.what()));
+    }
+  });
+  return nullptr;
+}
+
+void Device::finish_background_builds() { builder_.wait_idle(); }
+
+std::vector<std::string> Device::background_build_failures() const {
+  std::lock_guard lock(kernels_mutex_);
+  return background_failures_;
+}
+
+std::unique_ptr<Kernel> Device::build(const std::string& name, std::uint32_t pass, std::uint32_t rank,
+                                      std::span<const SpecConstant> constants, const SpirvInterface* known) const {
   const auto& table = embedded::table();
   const auto entry = std::find_if(table.begin(), table.end(), [&](const auto& k) { return k.name == name; });
   if (entry == table.end()) fail(ErrorCode::Internal, fmt::format("kernel '{}' is not in the EMBEDDED table", name));
   // One layout for all of the kernel's passes, whichever bindings a pass's module leaves out: read
   // from its modules once, then from any pipeline of the kernel already built. reflect_passes
   // refuses a kernel without modules.
-  const auto built = kernels_.lower_bound(Key{name, 0, 0, {}});
-  SpirvInterface iface =
-      built != kernels_.end() && std::get<0>(built->first) == name ? built->second->interface : reflect_passes(entry->passes);
+  SpirvInterface iface = known ? *known : reflect_passes(entry->passes);
   if (pass >= entry->passes.size())
     fail(ErrorCode::Internal,
          fmt::format("kernel '{}' has passes 0 to {}, not {}", name, entry->passes.size() - 1, pass));
@@ -379,17 +467,15 @@ const Kernel& Device::kernel(const std::string& name, std::uint32_t pass, std::u
                 .pSpecializationInfo = rank == 0 && constants.empty() ? nullptr : &specialization},
       .layout = *layout};
   vk::raii::Pipeline pipeline(device_, nullptr, pipeline_info);
-  if (!constants.empty()) ++pipelines_with_constants_;
-  auto k = std::make_unique<Kernel>(Kernel{name,
-                                           pass,
-                                           rank,
-                                           {constants.begin(), constants.end()},
-                                           iface,
-                                           std::move(module),
-                                           std::move(set_layout),
-                                           std::move(layout),
-                                           std::move(pipeline)});
-  return *kernels_.emplace(std::tuple{name, pass, rank, constants_key}, std::move(k)).first->second;
+  return std::make_unique<Kernel>(Kernel{name,
+                                         pass,
+                                         rank,
+                                         {constants.begin(), constants.end()},
+                                         iface,
+                                         std::move(module),
+                                         std::move(set_layout),
+                                         std::move(layout),
+                                         std::move(pipeline)});
 }
 
 std::vector<std::string> Device::validation_messages() const {

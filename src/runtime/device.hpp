@@ -20,6 +20,7 @@
 #include "runtime/buffer_pool.hpp"
 #include "runtime/pipeline_statistics.hpp"
 #include "runtime/spirv_reflect.hpp"
+#include "runtime/worker_thread.hpp"
 
 namespace fvk::rt {
 
@@ -33,8 +34,8 @@ struct SpecConstant {
 // from the SPIR-V itself (the union of the bindings of all the kernel's passes).
 struct Kernel {
   std::string name;
-  std::uint32_t pass = 0;  // the module of the kernel's pass (0 for a kernel without passes)
-  std::uint32_t rank = 0;  // specialization constant 1 (0: the shader reads the rank at run time)
+  std::uint32_t pass = 0;               // the module of the kernel's pass (0 for a kernel without passes)
+  std::uint32_t rank = 0;               // specialization constant 1 (0: the shader reads the rank at run time)
   std::vector<SpecConstant> constants;  // the other specialization constants set (most pipelines: none)
   SpirvInterface interface;
   vk::raii::ShaderModule module;
@@ -59,6 +60,7 @@ struct DeviceOptions {
   bool validate_synchronization = false;       // see ContextOptions
   bool runtime_rank = false;                   // see ContextOptions
   ShapeConstants shape_constants = ShapeConstants::Auto;  // see ContextOptions
+  std::uint32_t specialize_after = 16;                    // see ContextOptions
 };
 
 class Device {
@@ -92,6 +94,20 @@ class Device {
   const Kernel& kernel(const std::string& name, std::uint32_t pass = 0, std::uint32_t rank = 0,
                        std::span<const SpecConstant> constants = {});
 
+  // The pipeline kernel(name, pass, rank, constants) would return, once it is built; nullptr until
+  // then. Each call counts a use of it, and the `hot_after`th (0: never) queues its build on the
+  // device's background thread, so no caller waits for that compile: the caller runs a pipeline
+  // of its own meanwhile. A build that fails is not retried (background_build_failures says why).
+  const Kernel* kernel_when_hot(const std::string& name, std::uint32_t pass, std::uint32_t rank,
+                                std::span<const SpecConstant> constants, std::uint32_t hot_after);
+  // Blocks until the background builds queued so far are done.
+  void finish_background_builds();
+  // Builds queued by kernel_when_hot so far, and what the failed ones threw.
+  std::uint64_t background_builds() const { return background_builds_; }
+  std::vector<std::string> background_build_failures() const;
+  // After how many uses a geometry's pipeline is built in the background (ContextOptions).
+  std::uint32_t specialize_after() const { return specialize_after_; }
+
   // Messages the validation layer reported (warnings and errors) since the device was created.
   std::vector<std::string> validation_messages() const;
   bool validation_enabled() const { return validation_; }
@@ -108,7 +124,7 @@ class Device {
   std::vector<PipelineStatistic> pipeline_statistics(const Kernel& kernel) const;
 
   // Where pipelines are built for one geometry (ContextOptions, or env FVK_SHAPE_CONSTANTS), and how
-  // many built with specialization constants besides the rank there are.
+  // many built (or queued to be built) with specialization constants besides the rank there are.
   ShapeConstants shape_constants() const { return shape_constants_; }
   std::size_t pipelines_with_constants() const { return pipelines_with_constants_; }
 
@@ -119,11 +135,20 @@ class Device {
   BufferPool& temp_pool() { return *temp_pool_; }
 
  private:
+  using KernelKey = std::tuple<std::string, std::uint32_t, std::uint32_t, std::u32string>;
+  // Compiles a pipeline; `known` is the kernel's layout where a pipeline of it was built before.
+  // Touches no member a lock guards, so it runs on either thread.
+  std::unique_ptr<Kernel> build(const std::string& name, std::uint32_t pass, std::uint32_t rank,
+                                std::span<const SpecConstant> constants, const SpirvInterface* known) const;
+  // The layout of a pipeline of `name` already built, if any; kernels_mutex_ held.
+  const SpirvInterface* built_interface(const std::string& name) const;
+
   bool validation_ = false;
   bool always_split_passes_ = false;
   bool runtime_rank_ = false;        // kernel() leaves specialization constant 1 unset
   bool capture_statistics_ = false;  // pipelines created with eCaptureStatisticsKHR
   ShapeConstants shape_constants_ = ShapeConstants::Auto;
+  std::uint32_t specialize_after_ = 16;
   std::atomic<std::size_t> pipelines_with_constants_{0};
   std::unique_ptr<ValidationSink> sink_ = std::make_unique<ValidationSink>();  // outlives the messenger
   vk::raii::Context context_;
@@ -138,11 +163,19 @@ class Device {
   std::unique_ptr<BufferPool> temp_pool_;  // its buffers go before the device
   // Keyed by (name, pass, rank, the other constants as id, value, id, ...); looked up with string
   // views, so a dispatch without other constants builds no string.
-  std::map<std::tuple<std::string, std::uint32_t, std::uint32_t, std::u32string>, std::unique_ptr<Kernel>, std::less<>>
-      kernels_;
-  std::mutex kernels_mutex_;
+  std::map<KernelKey, std::unique_ptr<Kernel>, std::less<>> kernels_;
+  // kernel_when_hot's uses per pipeline not built yet, and whether its build is queued.
+  struct HotUses {
+    std::uint32_t uses = 0;
+    bool queued = false;
+  };
+  std::map<KernelKey, HotUses, std::less<>> hot_;
+  std::vector<std::string> background_failures_;
+  mutable std::mutex kernels_mutex_;  // kernels_, hot_, background_failures_
+  std::atomic<std::uint64_t> background_builds_{0};
   std::atomic<std::uint64_t> dispatch_count_{0};
   std::atomic<std::uint64_t> submit_count_{0};
+  WorkerThread builder_;  // last: joined before anything its jobs touch goes
 };
 
 }  // namespace fvk::rt
