@@ -3,8 +3,12 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <cstdlib>
 #include <random>
+#include <stdexcept>
+#include <thread>
 
 #include "fvk/context.hpp"
 #include "fvk/error.hpp"
@@ -18,6 +22,7 @@
 #include "runtime/dispatch_grid.hpp"
 #include "runtime/embedded.hpp"
 #include "runtime/spirv_reflect.hpp"
+#include "runtime/worker_thread.hpp"
 #include "selftest/harness.hpp"
 
 namespace fvk::testing {
@@ -237,43 +242,82 @@ TEST(Pipelines, OnePipelinePerSetOfConstants) {
 
 // kernel_when_hot: nullptr and nothing queued before the `hot_after`th use; that use queues one
 // background build (later uses queue no other); once it is done, the pipeline kernel() returns for
-// the same constants, counted among those with constants. hot_after 0 never queues.
+// the same constants, not counted among the pipelines kernel() built. hot_after 0 never queues,
+// nor does a device that has queued `max_builds`.
 TEST(Pipelines, BuiltInTheBackgroundOnceHot) {
   Context ctx;
   auto& device = ctx.runtime();
   const rt::SpecConstant c[] = {{2, 1}, {3, 96}, {8, 8}, {16, 12}, {24, 2}};
   const std::size_t with_constants = device.pipelines_with_constants();
-  EXPECT_EQ(device.kernel_when_hot("pad_reflect_b4", 1, 1, c, 3), nullptr);
-  EXPECT_EQ(device.kernel_when_hot("pad_reflect_b4", 1, 1, c, 3), nullptr);
+  const auto hot = [&](std::span<const rt::SpecConstant> constants, std::uint32_t after, std::uint64_t max = 8) {
+    return device.kernel_when_hot("pad_reflect_b4", 1, 1, constants, after, max);
+  };
+  EXPECT_EQ(hot(c, 3), nullptr);
+  EXPECT_EQ(hot(c, 3), nullptr);
   device.finish_background_builds();
   EXPECT_EQ(device.background_builds(), 0u);
-  EXPECT_EQ(device.kernel_when_hot("pad_reflect_b4", 1, 1, c, 3), nullptr);  // the third: queued
+  EXPECT_EQ(hot(c, 3), nullptr);  // the third: queued
   EXPECT_EQ(device.background_builds(), 1u);
-  (void)device.kernel_when_hot("pad_reflect_b4", 1, 1, c, 3);
+  (void)hot(c, 3);
   device.finish_background_builds();
   EXPECT_EQ(device.background_builds(), 1u);
-  const rt::Kernel* hot = device.kernel_when_hot("pad_reflect_b4", 1, 1, c, 3);
-  ASSERT_NE(hot, nullptr);
-  EXPECT_EQ(hot, &device.kernel("pad_reflect_b4", 1, 1, c));
-  ASSERT_EQ(hot->constants.size(), 5u);
-  EXPECT_EQ(hot->constants[1].value, 96u);
-  EXPECT_EQ(device.pipelines_with_constants(), with_constants + 1);
+  const rt::Kernel* built = hot(c, 3);
+  ASSERT_NE(built, nullptr);
+  EXPECT_EQ(built, &device.kernel("pad_reflect_b4", 1, 1, c));
+  ASSERT_EQ(built->constants.size(), 5u);
+  EXPECT_EQ(built->constants[1].value, 96u);
+  EXPECT_EQ(device.pipelines_with_constants(), with_constants);
   const rt::SpecConstant other[] = {{2, 1}, {3, 97}, {8, 8}, {16, 12}, {24, 2}};
-  for (int i = 0; i < 5; ++i) EXPECT_EQ(device.kernel_when_hot("pad_reflect_b4", 1, 1, other, 0), nullptr);
+  for (int i = 0; i < 5; ++i) EXPECT_EQ(hot(other, 0), nullptr);
+  for (int i = 0; i < 5; ++i) EXPECT_EQ(hot(other, 1, 1), nullptr);  // one build queued already
   device.finish_background_builds();
   EXPECT_EQ(device.background_builds(), 1u);
+  EXPECT_EQ(hot(other, 1, 2), nullptr);
+  device.finish_background_builds();
+  EXPECT_EQ(device.background_builds(), 2u);
+  EXPECT_NE(hot(other, 1, 2), nullptr);
   EXPECT_TRUE(device.background_build_failures().empty());
   EXPECT_TRUE(ctx.validation_messages().empty());
 }
 
-// A context destroyed with background builds queued and running lets the running one finish and
-// drops the others: no crash, no message of the validation layer (it reports objects left alive).
+// The builder thread: jobs run one at a time in order; wait_idle returns once all have run (at
+// once with none); a job that throws is swallowed; destruction lets the running job finish and
+// drops the queued ones.
+TEST(WorkerThread, RunsInOrderAndDropsTheQueueOnDestruction) {
+  {
+    rt::WorkerThread worker;
+    worker.wait_idle();
+    std::vector<int> order;
+    for (int i = 0; i < 5; ++i) worker.post([&order, i] { order.push_back(i); });
+    worker.post([] { throw std::runtime_error("a job's own error"); });
+    worker.post([&order] { order.push_back(5); });
+    worker.wait_idle();
+    EXPECT_EQ(order, (std::vector<int>{0, 1, 2, 3, 4, 5}));
+  }
+  std::atomic<int> started{0}, finished{0};
+  {
+    rt::WorkerThread worker;
+    for (int i = 0; i < 4; ++i)
+      worker.post([&] {
+        ++started;
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+        ++finished;
+      });
+    while (started.load() == 0) std::this_thread::yield();
+  }
+  EXPECT_EQ(started.load(), 1);
+  EXPECT_EQ(finished.load(), 1);
+}
+
+// A context destroyed with background builds queued and running: the running one finishes, the
+// others are dropped, nothing crashes, and the pipeline a finished build left behind goes with
+// the device.
 TEST(Pipelines, DestroyedWithBuildsQueued) {
   for (int round = 0; round < 3; ++round) {
     Context ctx;
     for (std::uint32_t n = 1; n <= 6; ++n) {
       const rt::SpecConstant c[] = {{2, 1}, {3, 16 * n}, {8, 4 * n}, {16, 16 * n}, {24, 6 * n}};
-      EXPECT_EQ(ctx.runtime().kernel_when_hot("pad_const_b4", 1, 1, c, 1), nullptr);
+      EXPECT_EQ(ctx.runtime().kernel_when_hot("pad_const_b4", 1, 1, c, 1, 8), nullptr);
     }
     EXPECT_EQ(ctx.runtime().background_builds(), 6u);
     EXPECT_TRUE(ctx.validation_messages().empty());
@@ -281,10 +325,11 @@ TEST(Pipelines, DestroyedWithBuildsQueued) {
 }
 
 // Where pipelines are built for one geometry: under Auto, the passes of pad.comp and of the
-// deterministic backward, but for 1-byte rows in the tile pass with four chunks (pass 6), until
-// kMaxShapePipelines are built or queued: at once on destinations of 1 MiB and more, once hot on
-// smaller ones (never with specialize_after 0); Always at every size at once, with no cap; Never
-// nowhere; the other kernels never.
+// deterministic backward, but for 1-byte rows in the tile pass with four chunks (pass 6): at once
+// on destinations of 1 MiB and more, until kMaxShapePipelines are built so; once hot on smaller
+// ones (never with specialize_after 0), whatever the large ones built (the hot ones' budget is
+// kernel_when_hot's); Always at every size at once, with no cap; Never nowhere; the other kernels
+// never.
 TEST(ShapeConstants, TheRule) {
   using G = ops::GeometryBuild;
   const auto rule = [](ShapeConstants setting, std::string_view kernel, std::uint32_t pass, std::uint32_t rank,
@@ -303,7 +348,7 @@ TEST(ShapeConstants, TheRule) {
   EXPECT_EQ(rule(A, "pad_reflect_b4", 5, 4, small, 0, 1), G::WhenHot);
   EXPECT_EQ(rule(A, "pad_reflect_b4", 5, 4, small, 0, 0), G::Never);
   EXPECT_EQ(rule(A, "pad_reflect_b4", 5, 4, big, 0, 0), G::Now);
-  EXPECT_EQ(rule(A, "pad_reflect_b4", 5, 4, small, ops::kMaxShapePipelines), G::Never);
+  EXPECT_EQ(rule(A, "pad_reflect_b4", 5, 4, small, ops::kMaxShapePipelines), G::WhenHot);
   EXPECT_EQ(rule(A, "pad_reflect_b1", 6, 3, big, 0), G::Never);
   EXPECT_EQ(rule(A, "pad_reflect_b1", 6, 3, small, 0), G::Never);
   EXPECT_EQ(rule(A, "pad_reflect_b1", 5, 3, big, 0), G::Now);
@@ -377,8 +422,9 @@ TEST(ShapeConstants, SmallGeometriesTurnHot) {
     for (std::uint32_t run = 1; run <= 5; ++run) {
       EXPECT_EQ(ctx.download(pad(ctx, in, spec)).data, expected.data) << "run " << run;
       ctx.finish_background_builds();
-      EXPECT_EQ(ctx.runtime().pipelines_with_constants() > 0, builds && run >= 3)
+      EXPECT_EQ(ctx.runtime().background_builds() > 0, builds && run >= 3)
           << "run " << run << " of " << static_cast<int>(setting);
+      EXPECT_EQ(ctx.runtime().pipelines_with_constants(), 0u) << "run " << run;  // none on the op's path
     }
     EXPECT_TRUE(ctx.runtime().background_build_failures().empty());
     EXPECT_TRUE(ctx.validation_messages().empty());
@@ -399,6 +445,36 @@ TEST(ShapeConstants, SmallGeometriesTurnHot) {
     }
   }
   ASSERT_EQ(unsetenv("FVK_SPECIALIZE_AFTER"), 0);
+}
+
+// An op's pass under Auto on a small destination: the pipeline that reads the geometry until the
+// pass has been asked for specialize_after times, then (its build done) the one built for the
+// geometry, with the constants shape_constants gives it.
+TEST(ShapeConstants, AHotPassRunsThePipelineBuiltForItsGeometry) {
+  ContextOptions o;
+  o.specialize_after = 3;
+  Context ctx(o);
+  auto& device = ctx.runtime();
+  const PadGeometry g = infer_pad({3, 5, 20}, PadSpec{PadMode::Reflect, {1, 2, 3}, {2, 1, 4}});
+  const auto n_dst = static_cast<std::uint32_t>(numel(g.out));
+  const std::string kernel = "pad_reflect_b4";
+  const ops::GeometryPipelines pipelines(device, kernel, g, n_dst, std::uint64_t{n_dst} * 4);
+  const std::uint32_t pass = 1;
+  EXPECT_FALSE(pipelines.specialized(pass));  // the plan never counts on a hot pass
+  for (int use = 1; use <= 3; ++use) {
+    EXPECT_TRUE(pipelines(pass).constants.empty()) << "use " << use;
+    device.finish_background_builds();
+  }
+  const rt::Kernel& hot = pipelines(pass);
+  const auto expected = ops::shape_constants(g, n_dst);
+  ASSERT_EQ(hot.constants.size(), expected.size());
+  for (std::size_t i = 0; i < expected.size(); ++i) {
+    EXPECT_EQ(hot.constants[i].id, expected[i].id);
+    EXPECT_EQ(hot.constants[i].value, expected[i].value);
+  }
+  EXPECT_EQ(hot.pass, pass);
+  EXPECT_EQ(device.background_builds(), 1u);
+  EXPECT_TRUE(ctx.validation_messages().empty());
 }
 
 // Pipeline statistics (`fvk stats`): refused on a device opened without the option, refused with

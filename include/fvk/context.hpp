@@ -20,13 +20,13 @@ class Device;
 // pads and element count as specialization constants, so the driver folds them into the code): one
 // pipeline per geometry, built on its first dispatch.
 enum class ShapeConstants {
-  Auto,    // where that measured faster on the H200 (src/ops/shape_constant.cpp), for at most
-           // kMaxShapePipelines pipelines per context: destinations of 1 MiB and more at once, smaller
-           // ones once their geometry is hot (ContextOptions::specialize_after)
+  Auto,    // where that measured faster on the H200 (src/ops/shape_constant.cpp): destinations of
+           // 1 MiB and more at once (at most kMaxShapePipelines pipelines per context), smaller ones
+           // once their geometry is hot (ContextOptions::specialize_after)
   Never,   // every pass reads the geometry at run time: no pipeline per geometry
   Always,  // every pass of those kernels that can take them, at every size, without a cap: for
-           // programs that repeat the same small shapes (the H200's small set took 0.86-0.94x the
-           // time) and for tests
+           // programs that repeat the same small shapes (the H200's small set took 0.85-0.94x the
+           // time in two A/Bs) and for tests
 };
 
 struct ContextOptions {
@@ -69,8 +69,9 @@ struct ContextOptions {
   // Under ShapeConstants::Auto, a destination under 1 MiB keeps the pipelines that read its
   // geometry at run time until one pass of that geometry has been recorded this many times; then
   // the pass's pipeline built for the geometry is compiled on a background thread, and ops switch
-  // to it once it is ready (the same bytes; on the H200 the small set took 0.83-0.87x the time).
-  // No op waits for that compile. 0: never. Env FVK_SPECIALIZE_AFTER overrides it.
+  // to it once it is ready (the same bytes; on the H200 the small set's ops took 0.85-0.92x the
+  // time, docs/data/h200_ab_hot_geometries.md). No op waits for that compile; at most
+  // kMaxHotPipelines (512) are built so per context. 0: never. Env FVK_SPECIALIZE_AFTER overrides it.
   std::uint32_t specialize_after = 16;
 };
 

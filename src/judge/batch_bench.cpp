@@ -90,8 +90,9 @@ BatchBenchResult run_batch_bench(Context& ctx, const BatchBenchOptions& options,
         default: continue;
       }
       // Pipelines created, and those built for a geometry once hot queued: the op recorded
-      // specialize_after times, one batch each, so one output at a time is allocated and freed.
-      for (std::uint32_t i = 0; i < std::max<std::uint32_t>(ctx.runtime().specialize_after(), 1); ++i)
+      // specialize_after times (at most 64), one batch each, so that one output at a time is
+      // allocated and freed.
+      for (std::uint32_t i = 0; i < std::clamp<std::uint32_t>(ctx.runtime().specialize_after(), 1, 64); ++i)
         (void)time_batch(ctx, policy_for(*t), 1, op);
       BatchRow row;
       row.target = *t;

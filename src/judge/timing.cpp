@@ -31,9 +31,12 @@ Timing time_gpu(rt::Device& device, const std::function<void(rt::Stream&)>& reco
   // buffers), its clocks drop, and a few runs of a short op would be timed before they are back up
   // (on the H200 such rows measured 2-7x slow, at random). Batches of the op itself double until
   // about 30 ms of wall time have gone by, after at least `warmup` runs.
+  // At least as many runs as make a geometry hot (bounded), so that the builds below are queued
+  // even when the first batch's compile eats the 30 ms.
+  const int runs = std::max({warmup, 1, static_cast<int>(std::min<std::uint32_t>(device.specialize_after(), 64))});
   const auto warm_up_op = [&] {
     const auto start = std::chrono::steady_clock::now();
-    int batch = std::max(warmup, 1);
+    int batch = runs;
     for (;;) {
       rt::Stream warm(device, 0);
       for (int i = 0; i < batch; ++i) {
@@ -46,14 +49,12 @@ Timing time_gpu(rt::Device& device, const std::function<void(rt::Stream&)>& reco
     }
   };
   // The op's steady state: where the warm-up made a geometry hot (ContextOptions::specialize_after),
-  // the pipelines built for it in the background are waited for, and the device warmed up again
-  // with them (the wait idles it), as in a program that repeats the op.
+  // the pipelines built for it in the background are waited for (with any queued before), and the
+  // device warmed up again with them (the wait idles it), as in a program that repeats the op.
   const std::uint64_t queued = device.background_builds();
   warm_up_op();
-  if (device.background_builds() != queued) {
-    device.finish_background_builds();
-    warm_up_op();
-  }
+  device.finish_background_builds();
+  if (device.background_builds() != queued) warm_up_op();
   rt::Stream s(device, static_cast<std::uint32_t>(reps + 1));
   std::vector<std::uint32_t> marks{s.timestamp()};
   for (int i = 0; i < reps; ++i) {

@@ -53,9 +53,10 @@ GeometryBuild shape_constants_rule(ShapeConstants setting, std::uint32_t special
     case ShapeConstants::Always: return GeometryBuild::Now;
     case ShapeConstants::Auto: break;
   }
-  if (built >= kMaxShapePipelines) return GeometryBuild::Never;
   if (is_pad_comp(kernel) && pass == kTilePassFour && kernel.ends_with("_b1")) return GeometryBuild::Never;
-  if (dst_bytes >= (std::uint64_t{1} << 20)) return GeometryBuild::Now;
+  if (dst_bytes >= (std::uint64_t{1} << 20))
+    return built < kMaxShapePipelines ? GeometryBuild::Now : GeometryBuild::Never;
+  // Hot builds have a budget of their own (kMaxHotPipelines, kept by Device::kernel_when_hot).
   return specialize_after > 0 ? GeometryBuild::WhenHot : GeometryBuild::Never;
 }
 
@@ -92,7 +93,8 @@ const rt::Kernel& GeometryPipelines::operator()(std::uint32_t pass) const {
     case GeometryBuild::Now: return built_for_geometry(pass, {});
     case GeometryBuild::WhenHot:
       if (constants_.empty()) constants_ = shape_constants(g_, n_dst_);
-      if (const rt::Kernel* k = device_.kernel_when_hot(kernel_, pass, rank, constants_, device_.specialize_after()))
+      if (const rt::Kernel* k =
+              device_.kernel_when_hot(kernel_, pass, rank, constants_, device_.specialize_after(), kMaxHotPipelines))
         return *k;
       break;
     case GeometryBuild::Never: break;

@@ -16,9 +16,12 @@
 
 namespace fvk::ops {
 
-// Under ShapeConstants::Auto, no further pipeline is built for one geometry once a device holds
-// this many (each is a driver compile on first use and device memory for as long as it lives).
+// Under ShapeConstants::Auto, no further pipeline is built for one geometry on its first dispatch
+// once a device holds this many (each is a driver compile on first use and device memory for as
+// long as it lives), and no further one is queued for a hot geometry once this many have been
+// (kMaxHotPipelines): two budgets, so that small hot geometries never take a large one's.
 inline constexpr std::size_t kMaxShapePipelines = 512;
+inline constexpr std::size_t kMaxHotPipelines = 512;
 
 // When a pass's pipeline is built for its geometry.
 enum class GeometryBuild {
@@ -30,8 +33,8 @@ enum class GeometryBuild {
 
 // The rule: when pass `pass` of kernel `kernel` is built for the geometry of a destination of
 // `dst_bytes` with `rank` axes (after merging neighbouring unpadded axes) under `setting` and
-// `specialize_after` (ContextOptions), on a device that holds (or is building) `built` pipelines
-// built with constants besides the rank.
+// `specialize_after` (ContextOptions), on a device that holds `built` pipelines built with
+// constants besides the rank on their first dispatch (Device::pipelines_with_constants).
 GeometryBuild shape_constants_rule(ShapeConstants setting, std::uint32_t specialize_after, std::string_view kernel,
                                    std::uint32_t pass, std::uint32_t rank, std::uint64_t dst_bytes, std::size_t built);
 // The rule on `device` (its settings and pipelines).

@@ -345,8 +345,9 @@ void check_constants(const std::string& name, std::span<const SpecConstant> cons
            fmt::format("kernel '{}': specialization constant {} given twice (1 is the rank)", name, constants[i].id));
 }
 
-// Past this many pipelines counted and not queued, kernel_when_hot forgets those counts and starts
-// again (a program that runs many geometries once each would otherwise grow the map without end).
+// When kernel_when_hot holds this many entries, it forgets the counts of the pipelines not queued
+// and starts them again (a program that runs many geometries once each would otherwise grow the
+// map without end).
 constexpr std::size_t kMaxHotCounts = 4096;
 
 }  // namespace
@@ -371,13 +372,14 @@ const Kernel& Device::kernel(const std::string& name, std::uint32_t pass, std::u
 }
 
 const Kernel* Device::kernel_when_hot(const std::string& name, std::uint32_t pass, std::uint32_t rank,
-                                      std::span<const SpecConstant> constants, std::uint32_t hot_after) {
+                                      std::span<const SpecConstant> constants, std::uint32_t hot_after,
+                                      std::uint64_t max_builds) {
   std::lock_guard lock(kernels_mutex_);
   if (runtime_rank_ && constants.empty()) rank = 0;
   std::u32string key = constants_key(constants);
   using Key = std::tuple<std::string_view, std::uint32_t, std::uint32_t, std::u32string_view>;
   if (auto it = kernels_.find(Key{name, pass, rank, key}); it != kernels_.end()) return it->second.get();
-  if (hot_after == 0) return nullptr;
+  if (hot_after == 0 || background_builds_ >= max_builds) return nullptr;
   auto hot = hot_.find(Key{name, pass, rank, key});
   if (hot == hot_.end()) {
     if (hot_.size() >= kMaxHotCounts) std::erase_if(hot_, [](const auto& h) { return !h.second.queued; });
@@ -385,23 +387,27 @@ const Kernel* Device::kernel_when_hot(const std::string& name, std::uint32_t pas
   }
   if (hot->second.queued || ++hot->second.uses < hot_after) return nullptr;
   check_constants(name, constants);
-  hot->second.queued = true;
-  if (!constants.empty()) ++pipelines_with_constants_;
-  ++background_builds_;
+  hot->second.queued = true;  // queued or failed to queue: not tried again
   std::optional<SpirvInterface> known;
   if (const SpirvInterface* i = built_interface(name)) known = *i;
-  builder_.post([this, key = hot->first, constants = std::vector<SpecConstant>(constants.begin(), constants.end()),
-                 known = std::move(known)] {
-    const auto& [name, pass, rank, _] = key;
-    try {
-      auto k = build(name, pass, rank, constants, known ? &*known : nullptr);
-      std::lock_guard lock(kernels_mutex_);
-      kernels_.emplace(key, std::move(k));
-    } catch (const std::exception& e) {
-      std::lock_guard lock(kernels_mutex_);
-      background_failures_.push_back(fmt::format("kernel '{}' pass {}: {}", name, pass, e.what()));
-    }
-  });
+  try {
+    builder_.post([this, key = hot->first, constants = std::vector<SpecConstant>(constants.begin(), constants.end()),
+                   known = std::move(known)] {
+      const auto& [name, pass, rank, _] = key;
+      try {
+        auto k = build(name, pass, rank, constants, known ? &*known : nullptr);
+        std::lock_guard lock(kernels_mutex_);
+        kernels_.emplace(key, std::move(k));
+      } catch (const std::exception& e) {
+        std::lock_guard lock(kernels_mutex_);
+        background_failures_.push_back(fmt::format("kernel '{}' pass {}: {}", name, pass, e.what()));
+      }
+    });
+  } catch (const std::exception& e) {  // no thread to build on: the caller's pipeline stays
+    background_failures_.push_back(fmt::format("kernel '{}' pass {}: not queued: {}", name, pass, e.what()));
+    return nullptr;
+  }
+  ++background_builds_;
   return nullptr;
 }
 

@@ -97,12 +97,15 @@ class Device {
   // The pipeline kernel(name, pass, rank, constants) would return, once it is built; nullptr until
   // then. Each call counts a use of it, and the `hot_after`th (0: never) queues its build on the
   // device's background thread, so no caller waits for that compile: the caller runs a pipeline
-  // of its own meanwhile. A build that fails is not retried (background_build_failures says why).
+  // of its own meanwhile. No build is queued once `max_builds` have been. A build that fails is
+  // not retried (background_build_failures says why).
   const Kernel* kernel_when_hot(const std::string& name, std::uint32_t pass, std::uint32_t rank,
-                                std::span<const SpecConstant> constants, std::uint32_t hot_after);
+                                std::span<const SpecConstant> constants, std::uint32_t hot_after,
+                                std::uint64_t max_builds);
   // Blocks until the background builds queued so far are done.
   void finish_background_builds();
-  // Builds queued by kernel_when_hot so far, and what the failed ones threw.
+  // Builds queued by kernel_when_hot so far (none of them count in pipelines_with_constants), and
+  // what the failed ones threw.
   std::uint64_t background_builds() const { return background_builds_; }
   std::vector<std::string> background_build_failures() const;
   // After how many uses a geometry's pipeline is built in the background (ContextOptions).
@@ -124,7 +127,7 @@ class Device {
   std::vector<PipelineStatistic> pipeline_statistics(const Kernel& kernel) const;
 
   // Where pipelines are built for one geometry (ContextOptions, or env FVK_SHAPE_CONSTANTS), and how
-  // many built (or queued to be built) with specialization constants besides the rank there are.
+  // many kernel() built with specialization constants besides the rank.
   ShapeConstants shape_constants() const { return shape_constants_; }
   std::size_t pipelines_with_constants() const { return pipelines_with_constants_; }
 

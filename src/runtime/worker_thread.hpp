@@ -19,8 +19,9 @@ class WorkerThread {
   WorkerThread& operator=(const WorkerThread&) = delete;
   ~WorkerThread() = default;  // thread_ goes first: stop (waking run()'s wait) and join
 
-  // Queues `job`. A job must not throw (it owns its errors) and must not post or wait on this
-  // worker.
+  // Queues `job`, starting the thread on the first call (where the thread cannot start, this
+  // throws std::system_error and queues nothing). A job owns its errors (one that escapes is
+  // swallowed) and must not post to or wait on this worker.
   void post(std::function<void()> job);
   // Blocks until every job posted so far has run.
   void wait_idle();
