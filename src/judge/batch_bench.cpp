@@ -89,11 +89,6 @@ BatchBenchResult run_batch_bench(Context& ctx, const BatchBenchOptions& options,
         }
         default: continue;
       }
-      // Pipelines created, and those built for a geometry once hot queued: the op recorded
-      // specialize_after times (at most 64), one batch each, so that one output at a time is
-      // allocated and freed.
-      for (std::uint32_t i = 0; i < std::clamp<std::uint32_t>(ctx.runtime().specialize_after(), 1, 64); ++i)
-        (void)time_batch(ctx, policy_for(*t), 1, op);
       BatchRow row;
       row.target = *t;
       row.ns_per_op = std::numeric_limits<double>::infinity();
@@ -101,6 +96,12 @@ BatchBenchResult run_batch_bench(Context& ctx, const BatchBenchOptions& options,
       row_ops.push_back(std::move(op));
     }
   }
+  // Pipelines created, and those built for a geometry once hot queued: each op recorded
+  // specialize_after times (at most 64), one batch each, once every row's inputs exist (so that
+  // the outputs allocated and freed here do not decide where later rows' inputs land).
+  for (std::size_t i = 0; i < row_ops.size(); ++i)
+    for (std::uint32_t n = 0; n < std::clamp<std::uint32_t>(ctx.runtime().specialize_after(), 1, 64); ++n)
+      (void)time_batch(ctx, policy_for(result.rows[i].target), 1, row_ops[i]);
   ctx.finish_background_builds();  // the rounds time the ops' steady state
   for (int round = 0; round < rounds; ++round) {
     result.smallest_ns_per_op = std::min(
