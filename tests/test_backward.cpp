@@ -731,6 +731,32 @@ TEST_F(GpuTest, LongSumsRunOrAreRefusedOnDevicesThatEndLongLoops) {
   EXPECT_EQ(det.data, ref::pad_backward_sum(volume, infer_pad_backward(volume.shape, depth)).data);
 }
 
+// The element pass sums each element's terms in one loop of four terms an iteration: on a device
+// that ends long loops (lavapipe) the wrapper lets its longest sums through, and they come out bit
+// for bit. Pads of 3 on every axis of dims of 2: every element sums 4^rank replicate terms, up to
+// 65,536 at rank 8 (an earlier estimate, per chunk, refused all of these from rank 5 up).
+TEST_F(GpuTest, ElementPassSumsRunWholeWhereLoopsEnd) {
+  Context& ctx = poisoned_context();
+  std::mt19937_64 rng(43);
+  for (const DType dtype : {DType::F32, DType::F16, DType::F64}) {
+    if (dtype == DType::F64 && !ctx.device_info().shader_float64) continue;
+    for (const int rank : {5, 7, 8}) {
+      const Shape in(static_cast<std::size_t>(rank), 2);
+      const PadSpec spec{PadMode::Replicate, std::vector<std::int64_t>(rank, 3), std::vector<std::int64_t>(rank, 3)};
+      const PadGeometry g = infer_pad(in, spec);
+      if (numel(g.out) * byte_width(dtype) > ctx.device_info().max_storage_buffer_range) continue;  // f64 rank 8
+      ASSERT_TRUE(ops::det_backward_takes_element_pass(g, dtype)) << rank;
+      const std::uint64_t need = ops::det_backward_loop_iterations(g, dtype);
+      EXPECT_LE(need, 64u + 65536u / 4) << name(dtype) << " rank " << rank;
+      const HostTensor grad_out = ref::random_values(dtype, g.out, rng);
+      const HostTensor got = ctx.download(pad_backward(ctx, ctx.upload(grad_out), spec));
+      EXPECT_EQ(got.data, ref::pad_backward_sum(grad_out, infer_pad_backward(grad_out.shape, spec)).data)
+          << name(dtype) << " rank " << rank;
+    }
+  }
+  EXPECT_TRUE(ctx.validation_messages().empty());
+}
+
 TEST_F(GpuTest, SumsTheWrapperLetsThroughNearTheLoopLimitAreExact) {
   // The wrapper's loop estimate must be an upper bound: on a device that ends long loops, what it
   // lets through just under the limit must come out bit for bit. Random geometries whose estimate

@@ -218,13 +218,22 @@ DetPasses det_passes(const PadGeometry& g, DType dtype, bool always_split) {
 }
 
 // An estimate, meant as an upper bound, of the loop iterations one invocation of
-// pad_backward_det.comp runs (any pass) on the coalesced geometry: iterations_per_chunk per chunk it
-// writes (the tile pass: 2, the others 1). An edge invocation of pass 10 or 11 writes single-row
-// chunks only, one per round of its block's rows' slots, 256 at a time; the multi-row pass beside
-// it, one chunk of any row. Its constant 64 also covers the multi-row pass's numbering of its row
-// (its loops over the axes: under 40 iterations at rank 8).
+// pad_backward_det.comp runs (any pass) on the coalesced geometry: the element pass's terms over
+// four; else iterations_per_chunk per chunk it writes (the tile pass: 2, the others 1). An edge invocation of pass 10
+// or 11 writes single-row chunks only, one per round of its block's rows' slots, 256 at a time; the multi-row pass
+// beside it, one chunk of any row. Its constant 64 also covers the multi-row pass's numbering of its row (its loops
+// over the axes: under 40 iterations at rank 8).
 std::uint64_t loop_iterations_coalesced(const PadGeometry& g, DType dtype, bool always_split) {
   const DetPasses passes = det_passes(g, dtype, always_split);
+  if (passes.element) {
+    // The element pass: one loop over the element's combinations, four terms an iteration (its
+    // odometer's loops over the axes are unrolled), at most 4^8 terms. Measured on lavapipe: rank-8
+    // replicate sums of 65,536 terms (pads of 3 on every axis) ran whole in f32 and f16; the
+    // estimate per chunk above had refused every such geometry from rank 5 up.
+    std::uint64_t terms = 1;
+    for (std::size_t a = 0; a < g.in.size(); ++a) terms *= max_contributors(g, a);
+    return 64 + (terms + 3) / 4;
+  }
   const std::uint64_t chunks_per_invocation = passes.tile || passes.tile_multi ? 2 : 1;
   const std::uint64_t any_chunk = chunks_per_invocation * (iterations_per_chunk(g, dtype) + 1);
   if (passes.interleave == 0) return any_chunk;
