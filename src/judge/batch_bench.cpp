@@ -11,6 +11,7 @@
 #include "fvk/error.hpp"
 #include "fvk/host_tensor.hpp"
 #include "fvk/pad_spec.hpp"
+#include "judge/timing.hpp"
 #include "ops/launch.hpp"
 
 namespace fvk::judge {
@@ -97,10 +98,10 @@ BatchBenchResult run_batch_bench(Context& ctx, const BatchBenchOptions& options,
     }
   }
   // Pipelines created, and those built for a geometry once hot queued: each op recorded
-  // specialize_after times (at most 64), one batch each, once every row's inputs exist (so that
-  // the outputs allocated and freed here do not decide where later rows' inputs land).
+  // hot_warm_up_runs times, one batch each, once every row's inputs exist (so that the outputs
+  // allocated and freed here do not decide where later rows' inputs land).
   for (std::size_t i = 0; i < row_ops.size(); ++i)
-    for (std::uint32_t n = 0; n < std::clamp<std::uint32_t>(ctx.runtime().specialize_after(), 1, 64); ++n)
+    for (std::uint32_t n = 0; n < hot_warm_up_runs(ctx.runtime()); ++n)
       (void)time_batch(ctx, policy_for(result.rows[i].target), 1, row_ops[i]);
   ctx.finish_background_builds();  // the rounds time the ops' steady state
   for (int round = 0; round < rounds; ++round) {

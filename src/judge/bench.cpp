@@ -66,15 +66,6 @@ const char* op_word(ops::Op op) {
   return "?";
 }
 
-const char* shape_constants_word(ShapeConstants s) {
-  switch (s) {
-    case ShapeConstants::Auto: return "auto";
-    case ShapeConstants::Never: return "never";
-    case ShapeConstants::Always: return "always";
-  }
-  return "?";
-}
-
 }  // namespace
 
 std::vector<BenchSet> default_sets(bool quick) {
@@ -93,7 +84,7 @@ BenchResult run_bench(rt::Device& device, const BenchOptions& options,
                       const std::function<void(const BenchRow&)>& progress) {
   BenchResult result;
   result.device = device.info();
-  result.shape_constants = shape_constants_word(device.shape_constants());
+  result.shape_constants = std::string(rt::shape_constants_name(device.shape_constants()));
   result.specialize_after = device.specialize_after();
   std::map<std::uint64_t, double> copy_ns;  // by byte count
   BufferPool copy_pool(device);

@@ -25,15 +25,19 @@ void warm_up(rt::Device& device, const rt::Buffer& src, const rt::Buffer& dst, d
   }
 }
 
+std::uint32_t hot_warm_up_runs(const rt::Device& device) {
+  return std::clamp<std::uint32_t>(device.specialize_after(), 1, 64);
+}
+
 Timing time_gpu(rt::Device& device, const std::function<void(rt::Stream&)>& record, int warmup, int reps) {
   if (!device.info().timestamps) fail(ErrorCode::FeatureMissing, "the device has no compute timestamps to time with");
   // Warm-up by time, not by count: after the host has kept the device idle (allocating, filling
   // buffers), its clocks drop, and a few runs of a short op would be timed before they are back up
   // (on the H200 such rows measured 2-7x slow, at random). Batches of the op itself double until
   // about 30 ms of wall time have gone by, after at least `warmup` runs.
-  // At least as many runs as make a geometry hot (bounded), so that the builds below are queued
-  // even when the first batch's compile eats the 30 ms.
-  const int runs = std::max({warmup, 1, static_cast<int>(std::min<std::uint32_t>(device.specialize_after(), 64))});
+  // At least as many runs as make a geometry hot, so that the builds below are queued even when
+  // the first batch's compile eats the 30 ms.
+  const int runs = std::max(warmup, static_cast<int>(hot_warm_up_runs(device)));
   const auto warm_up_op = [&] {
     const auto start = std::chrono::steady_clock::now();
     int batch = runs;

@@ -24,6 +24,11 @@ struct Timing {
 // moved where later buffers landed, and timings with it.
 void warm_up(rt::Device& device, const rt::Buffer& src, const rt::Buffer& dst, double seconds);
 
+// How many times to record an op before timing it so that its geometry turns hot
+// (ContextOptions::specialize_after; at least 1, at most 64, so that a large setting does not make
+// a warm-up endless).
+std::uint32_t hot_warm_up_runs(const rt::Device& device);
+
 // The op `record` records, timed with timestamps over `reps` runs in one command buffer (median and
 // fastest), after a warm-up of at least `warmup` runs and 30 ms, in its steady state: the pipelines
 // it made hot in the warm-up (ContextOptions::specialize_after) built.

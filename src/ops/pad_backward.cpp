@@ -219,10 +219,11 @@ DetPasses det_passes(const PadGeometry& g, DType dtype, bool always_split) {
 
 // An estimate, meant as an upper bound, of the loop iterations one invocation of
 // pad_backward_det.comp runs (any pass) on the coalesced geometry: the element pass's terms over
-// four; else iterations_per_chunk per chunk it writes (the tile pass: 2, the others 1). An edge invocation of pass 10
-// or 11 writes single-row chunks only, one per round of its block's rows' slots, 256 at a time; the multi-row pass
-// beside it, one chunk of any row. Its constant 64 also covers the multi-row pass's numbering of its row (its loops
-// over the axes: under 40 iterations at rank 8).
+// four; else iterations_per_chunk per chunk it writes (the tile pass: 2, the others 1). An edge
+// invocation of pass 10 or 11 writes single-row chunks only, one per round of its block's rows'
+// slots, 256 at a time; the multi-row pass beside it, one chunk of any row. Its constant 64 also
+// covers the multi-row pass's numbering of its row (its loops over the axes: under 40 iterations
+// at rank 8).
 std::uint64_t loop_iterations_coalesced(const PadGeometry& g, DType dtype, bool always_split) {
   const DetPasses passes = det_passes(g, dtype, always_split);
   if (passes.element) {

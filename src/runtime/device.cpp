@@ -4,7 +4,7 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
-#include <cerrno>
+#include <charconv>
 #include <cstdlib>
 #include <cstring>
 #include <optional>
@@ -112,9 +112,8 @@ ShapeConstants shape_constants_setting(ShapeConstants option) {
   const char* v = std::getenv("FVK_SHAPE_CONSTANTS");
   if (v == nullptr || *v == '\0') return option;
   const std::string_view s(v);
-  if (s == "auto") return ShapeConstants::Auto;
-  if (s == "never") return ShapeConstants::Never;
-  if (s == "always") return ShapeConstants::Always;
+  for (const auto setting : {ShapeConstants::Auto, ShapeConstants::Never, ShapeConstants::Always})
+    if (s == shape_constants_name(setting)) return setting;
   fail(ErrorCode::InvalidArgument,
        fmt::format("env FVK_SHAPE_CONSTANTS is '{}'; it takes auto, never or always (or unset it)", s));
 }
@@ -123,15 +122,15 @@ ShapeConstants shape_constants_setting(ShapeConstants option) {
 std::uint32_t specialize_after_setting(std::uint32_t option) {
   const char* v = std::getenv("FVK_SPECIALIZE_AFTER");
   if (v == nullptr || *v == '\0') return option;
-  char* end = nullptr;
-  errno = 0;
-  const unsigned long n = std::strtoul(v, &end, 10);
-  if (*end != '\0' || errno != 0 || n > 0xFFFFFFFFul || *v == '-' || *v == '+' || *v == ' ')
+  const std::string_view s(v);
+  std::uint32_t n = 0;
+  const auto [end, error] = std::from_chars(s.data(), s.data() + s.size(), n);
+  if (error != std::errc{} || end != s.data() + s.size())
     fail(ErrorCode::InvalidArgument,
          fmt::format("env FVK_SPECIALIZE_AFTER is '{}'; it takes a count of uses, 0 (never) to 4294967295, "
                      "in decimal digits (or unset it)",
-                     v));
-  return static_cast<std::uint32_t>(n);
+                     s));
+  return n;
 }
 
 vk::raii::Instance make_instance(const vk::raii::Context& context, bool validation, bool synchronization = false) {
@@ -326,6 +325,15 @@ Device::Device(const DeviceOptions& options)
 
 Device::~Device() = default;
 
+std::string_view shape_constants_name(ShapeConstants setting) {
+  switch (setting) {
+    case ShapeConstants::Auto: return "auto";
+    case ShapeConstants::Never: return "never";
+    case ShapeConstants::Always: return "always";
+  }
+  return "?";
+}
+
 namespace {
 
 std::u32string constants_key(std::span<const SpecConstant> constants) {
@@ -353,18 +361,22 @@ constexpr std::size_t kMaxHotCounts = 4096;
 }  // namespace
 
 const SpirvInterface* Device::built_interface(const std::string& name) const {
-  using Key = std::tuple<std::string_view, std::uint32_t, std::uint32_t, std::u32string_view>;
-  const auto built = kernels_.lower_bound(Key{name, 0, 0, {}});
+  const auto built = kernels_.lower_bound(KernelLookup{name, 0, 0, {}});
   return built != kernels_.end() && std::get<0>(built->first) == name ? &built->second->interface : nullptr;
+}
+
+Kernel* Device::find_built(const std::string& name, std::uint32_t pass, std::uint32_t& rank,
+                           const std::u32string& key) const {
+  if (runtime_rank_ && key.empty()) rank = 0;
+  const auto it = kernels_.find(KernelLookup{name, pass, rank, key});
+  return it != kernels_.end() ? it->second.get() : nullptr;
 }
 
 const Kernel& Device::kernel(const std::string& name, std::uint32_t pass, std::uint32_t rank,
                              std::span<const SpecConstant> constants) {
   std::lock_guard lock(kernels_mutex_);
-  if (runtime_rank_ && constants.empty()) rank = 0;
   std::u32string key = constants_key(constants);
-  using Key = std::tuple<std::string_view, std::uint32_t, std::uint32_t, std::u32string_view>;
-  if (auto it = kernels_.find(Key{name, pass, rank, key}); it != kernels_.end()) return *it->second;
+  if (const Kernel* k = find_built(name, pass, rank, key)) return *k;
   check_constants(name, constants);
   auto k = build(name, pass, rank, constants, built_interface(name));
   if (!constants.empty()) ++pipelines_with_constants_;
@@ -375,12 +387,10 @@ const Kernel* Device::kernel_when_hot(const std::string& name, std::uint32_t pas
                                       std::span<const SpecConstant> constants, std::uint32_t hot_after,
                                       std::uint64_t max_builds) {
   std::lock_guard lock(kernels_mutex_);
-  if (runtime_rank_ && constants.empty()) rank = 0;
   std::u32string key = constants_key(constants);
-  using Key = std::tuple<std::string_view, std::uint32_t, std::uint32_t, std::u32string_view>;
-  if (auto it = kernels_.find(Key{name, pass, rank, key}); it != kernels_.end()) return it->second.get();
+  if (const Kernel* k = find_built(name, pass, rank, key)) return k;
   if (hot_after == 0 || background_builds_ >= max_builds) return nullptr;
-  auto hot = hot_.find(Key{name, pass, rank, key});
+  auto hot = hot_.find(KernelLookup{name, pass, rank, key});
   if (hot == hot_.end()) {
     if (hot_.size() >= kMaxHotCounts) std::erase_if(hot_, [](const auto& h) { return !h.second.queued; });
     hot = hot_.emplace(KernelKey{name, pass, rank, key}, HotUses{}).first;

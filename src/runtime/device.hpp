@@ -50,6 +50,9 @@ struct ValidationSink {
   std::vector<std::string> messages;
 };
 
+// The setting's word, as env FVK_SHAPE_CONSTANTS takes it: auto, never or always.
+std::string_view shape_constants_name(ShapeConstants setting);
+
 struct DeviceOptions {
   std::string selector;                        // index or name substring; empty: env FVK_DEVICE, then default
   std::optional<bool> validation;              // default: env FVK_VALIDATION=1
@@ -139,10 +142,15 @@ class Device {
 
  private:
   using KernelKey = std::tuple<std::string, std::uint32_t, std::uint32_t, std::u32string>;
+  // A KernelKey looked up without building its strings.
+  using KernelLookup = std::tuple<std::string_view, std::uint32_t, std::uint32_t, std::u32string_view>;
   // Compiles a pipeline; `known` is the kernel's layout where a pipeline of it was built before.
   // Touches no member a lock guards, so it runs on either thread.
   std::unique_ptr<Kernel> build(const std::string& name, std::uint32_t pass, std::uint32_t rank,
                                 std::span<const SpecConstant> constants, const SpirvInterface* known) const;
+  // The pipeline built for (name, pass, rank, constants as `key`), if any; a runtime_rank device
+  // sets `rank` to 0 where there are no constants. kernels_mutex_ held.
+  Kernel* find_built(const std::string& name, std::uint32_t pass, std::uint32_t& rank, const std::u32string& key) const;
   // The layout of a pipeline of `name` already built, if any; kernels_mutex_ held.
   const SpirvInterface* built_interface(const std::string& name) const;
 
