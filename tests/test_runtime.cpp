@@ -18,10 +18,12 @@
 #include "ops/targets.hpp"
 #include "reference/random_tensor.hpp"
 #include "reference/reference.hpp"
+#include "runtime/buffer.hpp"
 #include "runtime/device.hpp"
 #include "runtime/dispatch_grid.hpp"
 #include "runtime/embedded.hpp"
 #include "runtime/spirv_reflect.hpp"
+#include "runtime/suballocator.hpp"
 #include "runtime/worker_thread.hpp"
 #include "selftest/harness.hpp"
 
@@ -307,6 +309,68 @@ TEST(WorkerThread, RunsInOrderAndDropsTheQueueOnDestruction) {
   }
   EXPECT_EQ(started.load(), 1);
   EXPECT_EQ(finished.load(), 1);
+}
+
+// Small device-local buffers share the device's blocks (rt::Suballocator): a thousand of 1 KiB take
+// one block; each range is aligned as the buffer needs and disjoint from the others; a range given
+// back is handed out again, merged with its free neighbours; an empty block is kept (one per memory
+// type); buffers over kMaxPooledBytes, and host-visible ones, keep an allocation of their own. And
+// tensors in reused ranges hold their own bytes: an op's output written over a freed tensor's range.
+TEST(Suballocator, SmallBuffersShareBlocks) {
+  Context ctx;
+  auto& device = ctx.runtime();
+  auto& pool = device.suballocator();
+  const std::size_t blocks = pool.blocks();
+  std::vector<std::unique_ptr<rt::Buffer>> small;
+  for (int i = 0; i < 1000; ++i)
+    small.push_back(std::make_unique<rt::Buffer>(device, 1000 + i % 37, rt::MemoryKind::Device));
+  EXPECT_LE(pool.blocks(), blocks + 1);
+  std::vector<std::pair<vk::DeviceSize, vk::DeviceSize>> ranges;
+  for (const auto& b : small) {
+    ASSERT_TRUE(b->pooled());
+    ranges.emplace_back(b->memory_offset(), b->allocated());
+  }
+  std::sort(ranges.begin(), ranges.end());
+  for (std::size_t i = 1; i < ranges.size(); ++i)
+    EXPECT_LE(ranges[i - 1].first + ranges[i - 1].second, ranges[i].first) << "ranges overlap";
+  // A freed range is the first fit for the next buffer of its size.
+  const vk::DeviceSize freed = small[500]->memory_offset();
+  const vk::DeviceSize size = small[500]->size();
+  small[500].reset();
+  EXPECT_EQ(rt::Buffer(device, size, rt::MemoryKind::Device).memory_offset(), freed);
+  // Free neighbours merge: two adjacent ranges freed hold a buffer of both their sizes.
+  std::vector<std::pair<vk::DeviceSize, int>> by_offset;
+  for (int i = 0; i < 1000; ++i)
+    if (small[i]) by_offset.emplace_back(small[i]->memory_offset(), i);
+  std::sort(by_offset.begin(), by_offset.end());
+  const int a = by_offset[100].second, b = by_offset[101].second;
+  const vk::DeviceSize start = small[a]->memory_offset();
+  const vk::DeviceSize joined = small[b]->memory_offset() + small[b]->allocated() - start;
+  small[a].reset();
+  small[b].reset();
+  EXPECT_EQ(rt::Buffer(device, joined, rt::MemoryKind::Device).memory_offset(), start);
+  small.clear();
+  EXPECT_GE(pool.blocks(), 1u);
+  EXPECT_LE(pool.blocks(), blocks + 1);
+  const std::uint64_t leases = pool.leases_made();
+  EXPECT_FALSE(rt::Buffer(device, rt::Suballocator::kMaxPooledBytes + 16, rt::MemoryKind::Device).pooled());
+  EXPECT_FALSE(rt::Buffer(device, 1024, rt::MemoryKind::Readback).pooled());
+  EXPECT_EQ(pool.leases_made(), leases);
+  // Reused ranges: tensors made and freed, then an op whose output lands on their ranges.
+  std::mt19937_64 rng(11);
+  const Shape shape{8, 3, 32, 32};
+  const std::vector<std::int64_t> torch_pads{1, 1, 1, 1};
+  const PadSpec spec = PadSpec::from_torch(PadMode::Reflect, 4, torch_pads);
+  for (int round = 0; round < 3; ++round) {
+    std::vector<Tensor> junk;
+    for (int i = 0; i < 20; ++i)
+      junk.push_back(ctx.upload(ref::random_bits(DType::F32, infer_pad(shape, spec).out, rng)));
+    junk.clear();
+    const HostTensor x = ref::random_bits(DType::F32, shape, rng);
+    const HostTensor got = ctx.download(pad(ctx, ctx.upload(x), spec));
+    EXPECT_EQ(got.data, ref::pad(x, infer_pad(shape, spec), 0).data) << "round " << round;
+  }
+  EXPECT_TRUE(ctx.validation_messages().empty());
 }
 
 // A context destroyed with background builds queued and running: the running one finishes, the

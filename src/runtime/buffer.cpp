@@ -58,6 +58,13 @@ Buffer::Buffer(const Device& device, vk::DeviceSize bytes, MemoryKind kind)
   std::string last_error;
   auto types = memory_types(device.physical().getMemoryProperties(), req.memoryTypeBits, kind);
   if (kind != MemoryKind::Constants) types.erase(types.begin() + 1, types.end());  // never empty
+  if (kind == MemoryKind::Device) {
+    lease_ = device.suballocator().allocate(types.front(), req.size, req.alignment);
+    if (lease_) {
+      buffer_.bindMemory(lease_.memory(), lease_.offset());
+      return;
+    }
+  }
   for (const auto type : types) {
     try {
       memory_ = vk::raii::DeviceMemory(device.device(),

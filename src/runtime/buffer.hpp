@@ -1,10 +1,14 @@
 // A Vulkan buffer and the memory behind it, owned by value. Sizes are rounded up to 16 bytes so
-// kernels that move whole 16-byte chunks never step outside the allocation.
+// kernels that move whole 16-byte chunks never step outside the allocation. Device-local buffers
+// of up to Suballocator::kMaxPooledBytes take a range of the device's shared blocks; the others
+// an allocation of their own.
 #pragma once
 
 #include <cstddef>
 #include <span>
 #include <vulkan/vulkan_raii.hpp>
+
+#include "runtime/suballocator.hpp"
 
 namespace fvk::rt {
 
@@ -29,6 +33,10 @@ class Buffer {
   vk::DeviceSize size() const { return bytes_; }           // logical bytes
   vk::DeviceSize allocated() const { return allocated_; }  // bytes kernels may touch
   MemoryKind kind() const { return kind_; }
+  // Whether the memory is a range of the device's shared blocks, and where in its block (0 for an
+  // allocation of its own).
+  bool pooled() const { return static_cast<bool>(lease_); }
+  vk::DeviceSize memory_offset() const { return lease_ ? lease_.offset() : 0; }
 
   // Host access for Upload / Constants / Readback buffers.
   std::span<std::byte> host();
@@ -39,6 +47,7 @@ class Buffer {
   vk::DeviceSize bytes_ = 0;
   vk::DeviceSize allocated_ = 0;
   MemoryKind kind_ = MemoryKind::Device;
+  Suballocator::Lease lease_;  // before buffer_: the range goes back after the buffer is destroyed
   vk::raii::Buffer buffer_{nullptr};
   vk::raii::DeviceMemory memory_{nullptr};
   void* mapped_ = nullptr;

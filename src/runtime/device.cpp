@@ -320,6 +320,7 @@ Device::Device(const DeviceOptions& options)
   command_pool_ = vk::raii::CommandPool(
       device_, vk::CommandPoolCreateInfo{.flags = vk::CommandPoolCreateFlagBits::eResetCommandBuffer,
                                          .queueFamilyIndex = queue_family_});
+  suballocator_ = std::make_unique<Suballocator>(device_, info_.max_memory_allocation_size);
   temp_pool_ = std::make_unique<BufferPool>(*this);
 }
 

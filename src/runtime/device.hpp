@@ -20,6 +20,7 @@
 #include "runtime/buffer_pool.hpp"
 #include "runtime/pipeline_statistics.hpp"
 #include "runtime/spirv_reflect.hpp"
+#include "runtime/suballocator.hpp"
 #include "runtime/worker_thread.hpp"
 
 namespace fvk::rt {
@@ -139,6 +140,8 @@ class Device {
 
   // Scratch buffers reused across ops and batches (the planner's temporaries).
   BufferPool& temp_pool() { return *temp_pool_; }
+  // Device-local memory in blocks, shared by small buffers (Buffer takes its memory there).
+  Suballocator& suballocator() const { return *suballocator_; }
 
  private:
   using KernelKey = std::tuple<std::string, std::uint32_t, std::uint32_t, std::u32string>;
@@ -171,7 +174,8 @@ class Device {
   vk::raii::Device device_{nullptr};
   vk::raii::Queue queue_{nullptr};
   vk::raii::CommandPool command_pool_{nullptr};
-  std::unique_ptr<BufferPool> temp_pool_;  // its buffers go before the device
+  std::unique_ptr<Suballocator> suballocator_;  // after the device, before every buffer
+  std::unique_ptr<BufferPool> temp_pool_;       // its buffers go before the device
   // Keyed by (name, pass, rank, the other constants as id, value, id, ...); looked up with string
   // views, so a dispatch without other constants builds no string.
   std::map<KernelKey, std::unique_ptr<Kernel>, std::less<>> kernels_;
