@@ -724,7 +724,7 @@ void row_pass(uint g) {
 }
 
 // The tile pass (REGION 5), for rows of CHUNK elements and more: each workgroup writes TILE_PER * 256
-// consecutive chunks (TILE_PER per invocation, 256 apart). It first looks up the outer axes of every
+// consecutive chunks (TILE_PER per invocation, 256 apart; see TILE_PER). It first looks up the outer axes of every
 // row those chunks touch (once per row, into shared memory); then each invocation loads and stores
 // its copy chunks and queues the others: chunks whose sums stay in one row with a single outer
 // combination at the queue's front, the rest (several outer combinations, or across a row end) at
@@ -737,7 +737,11 @@ void row_pass(uint g) {
 // the H200, image f32 (rows of 2 KiB, 1.2% of them with several outer combinations) took 0.93-0.94x
 // the time of the split passes with it; image f16/bf16 1.00-1.46x and rank5 (REGION 7 rows, about
 // one chunk in eight queued, so a subgroup's few invocations sum while the rest wait) 1.03-1.09x.
-#define TILE_PER 2u
+// Chunks per invocation: two, or one in pass 7 on 4- and 8-byte elements (more invocations, half
+// the registers of the loads in flight; the row table per 256 chunks). On the H200 (rank5, three
+// rounds, docs/data/h200_ab_det_tile_one.md) one took reflect f32 0.97x the time and replicate f64
+// 0.95x, replicate f32 1.00x; on f16/bf16 reflect 1.03-1.04x, so 2-byte elements keep two.
+#define TILE_PER ((REGION == 7u && BYTES >= 4u) ? 1u : 2u)
 #define IS_TILE (REGION == 5u || REGION == 7u || REGION == 8u)
 #define SINGLE_ROWS (REGION == 7u || REGION == 8u)  // the pass 3 rows are pass 3's
 const uint TILE_ROWS = IS_TILE ? TILE_PER * ROW_LANES + 2u : 1u;  // rows of CHUNK elements or more

@@ -32,6 +32,12 @@ constexpr std::uint64_t kWorkgroupEdgeChunks = 4096;
 // in the copy workgroups of passes 10 and 11.
 constexpr std::uint64_t kCopyGroupChunks = 1024;
 
+// Chunks per invocation of the tile passes (5, 7, 8): pad_backward_det.comp's TILE_PER, the same
+// rule.
+std::uint64_t tile_chunks_per_invocation(std::uint32_t pass, DType dtype) {
+  return pass == kTileSingleRows && byte_width(dtype) >= 4 ? 1 : 2;
+}
+
 // The atomic backward's pass 1 on replicate: invocations for one side of a row with an innermost pad
 // of p elements, each summing every such-th element of the side (eight loads at a time) and adding
 // the sum once. One per 16 elements up to 8 (few adds on one address: each add's compare-and-swap
@@ -68,7 +74,8 @@ std::uint64_t max_contributors(const PadGeometry& g, std::size_t a) {
 // Under 1 MiB, the element pass takes those with short contributor lists (see det_passes).
 //
 // Tensors of 4 MiB and more that are not split, with rows of a chunk or more, take the tile pass
-// instead of the one pass: each workgroup writes 512 consecutive chunks, the copy chunks at once and
+// instead of the one pass: each workgroup writes 512 consecutive chunks (pass 7 on 4- and 8-byte
+// elements 256: tile_chunks_per_invocation), the copy chunks at once and
 // the others from a queue in shared memory. Where the rows are whole chunks and some have several
 // outer contributors, those rows go to the multi-row pass and the tile pass skips them (see
 // det_passes).
@@ -428,15 +435,15 @@ void record_pad_backward(rt::Stream& stream, const PadGeometry& geometry, DType 
       stream.dispatch(pipeline(kRowPass), bindings, bytes_of(rows), invocations);
       return;
     }
-    if (passes.tile || passes.tile_multi) {  // two chunks per invocation, 512 per workgroup
+    if (passes.tile || passes.tile_multi) {  // two chunks per invocation (pass 7 on 4- and 8-byte elements: one)
       if (passes.tile_multi) record_multi_row_pass(stream, pipeline, bindings, g, dtype, rank);
-      const std::uint64_t invocations = grouped_invocations(chunks, 512);
-      const PadPush tile{static_cast<std::uint32_t>(invocations), static_cast<std::uint32_t>(n_in), rank, 0, 0};
       // A portable build has no subgroup queue: its tile pass queues in the workgroup (REGION 7).
       const bool subgroup_queue = passes.subgroup_queue && fast_build_of(kernel_name).empty();
       const std::uint32_t pass = !passes.tile_multi ? kTilePass
                                  : subgroup_queue   ? kTileSingleRowsSubgroups
                                                     : kTileSingleRows;
+      const std::uint64_t invocations = grouped_invocations(chunks, 256 * tile_chunks_per_invocation(pass, dtype));
+      const PadPush tile{static_cast<std::uint32_t>(invocations), static_cast<std::uint32_t>(n_in), rank, 0, 0};
       stream.dispatch(pipeline(pass), bindings, bytes_of(tile), invocations);
       return;
     }
