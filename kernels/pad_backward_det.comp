@@ -740,8 +740,9 @@ void row_pass(uint g) {
 // Chunks per invocation: two, or one in pass 7 on 4- and 8-byte elements (more invocations, half
 // the registers of the loads in flight; the row table per 256 chunks). On the H200 (rank5, three
 // rounds, docs/data/h200_ab_det_tile_one.md) one took reflect f32 0.97x the time and replicate f64
-// 0.95x, replicate f32 1.00x; on f16/bf16 reflect 1.03-1.04x, so 2-byte elements keep two.
-#define TILE_PER ((REGION == 7u && BYTES >= 4u) ? 1u : 2u)
+// 0.95x, replicate f32 1.00x; on f16/bf16 reflect 1.03-1.04x, so 2-byte elements keep two. A
+// portable build's pass 8 is its pass 7 (no subgroup queue), chunk count included.
+#define TILE_PER (((REGION == 7u || (REGION == 8u && PORTABLE != 0)) && BYTES >= 4u) ? 1u : 2u)
 #define IS_TILE (REGION == 5u || REGION == 7u || REGION == 8u)
 #define SINGLE_ROWS (REGION == 7u || REGION == 8u)  // the pass 3 rows are pass 3's
 const uint TILE_ROWS = IS_TILE ? TILE_PER * ROW_LANES + 2u : 1u;  // rows of CHUNK elements or more
