@@ -50,7 +50,7 @@ Suballocator::Lease Suballocator::allocate(std::uint32_t type, vk::DeviceSize by
     return false;
   };
   for (const auto& b : blocks_)
-    if (b->type == type && b->size - b->used >= bytes && take(*b)) return lease;
+    if (b->type == type && block_bytes_ - b->used >= bytes && take(*b)) return lease;
   auto block = std::make_unique<Block>();
   try {
     block->memory = vk::raii::DeviceMemory(
@@ -59,7 +59,6 @@ Suballocator::Lease Suballocator::allocate(std::uint32_t type, vk::DeviceSize by
     return lease;  // no room for a block: the caller allocates the buffer on its own
   }
   block->type = type;
-  block->size = block_bytes_;
   block->free.emplace(0, block_bytes_);
   blocks_.push_back(std::move(block));
   take(*blocks_.back());

@@ -22,7 +22,6 @@ class Suballocator {
   struct Block {
     vk::raii::DeviceMemory memory{nullptr};
     std::uint32_t type = 0;
-    vk::DeviceSize size = 0;
     vk::DeviceSize used = 0;                        // bytes leased out
     std::map<vk::DeviceSize, vk::DeviceSize> free;  // offset -> length, disjoint, not touching
   };
@@ -68,7 +67,7 @@ class Suballocator {
   void give_back(Block* block, vk::DeviceSize offset, vk::DeviceSize size);
 
   const vk::raii::Device& device_;
-  vk::DeviceSize block_bytes_ = kBlockBytes;
+  vk::DeviceSize block_bytes_ = kBlockBytes;  // every block's size
   mutable std::mutex mutex_;
   std::vector<std::unique_ptr<Block>> blocks_;
   std::uint64_t leases_made_ = 0;
