@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <vector>
@@ -131,9 +132,10 @@ void for_each_gradient_sum(const PadGeometry& g, Fn&& fn) {
   const auto out_strides = dense_strides(g.out);
   std::vector<std::int64_t> ci(rank, 0);
   std::vector<std::int64_t> flats;
+  Shape counts(rank);
+  std::vector<std::int64_t> k(rank);
   for (std::size_t in_flat = 0; in_flat < n_in; ++in_flat, advance(ci, g.in)) {
     // Odometer over the per-axis lists: k[a] indexes sources[a][ci[a]].
-    Shape counts(rank);
     bool any_empty = false;
     for (std::size_t a = 0; a < rank; ++a) {
       counts[a] = static_cast<std::int64_t>(sources[a][static_cast<std::size_t>(ci[a])].size());
@@ -141,7 +143,7 @@ void for_each_gradient_sum(const PadGeometry& g, Fn&& fn) {
     }
     flats.clear();
     if (!any_empty) {
-      std::vector<std::int64_t> k(rank, 0);
+      std::fill(k.begin(), k.end(), 0);
       do {
         std::int64_t flat = 0;
         for (std::size_t a = 0; a < rank; ++a)
