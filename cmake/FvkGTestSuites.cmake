@@ -1,7 +1,7 @@
 # Registers a GoogleTest binary with CTest as one test per test suite (one process per suite), not
 # one per case as gtest_discover_tests does. Each process pays for loading the Vulkan driver and the
 # validation layer and builds its own pipelines; a suite's cases share them. On lavapipe this took
-# the suite's time from about 420 s to about 200 s on two cores (the per-case form is still there:
+# the suite's time from about 420 s to about 240 s on two cores (the per-case form is still there:
 # -DFVK_TEST_PER_CASE=ON).
 #
 # fvk_gtest_suites(TARGET target ENVIRONMENT env...) at configure time; after each build of the

@@ -607,8 +607,10 @@ void multi_row_chunk(uint q, uint ci0, Contributors oax[7], uint ostride[7], uin
 #if MODE == 2
     // Replicate: only a row's first and last elements have several innermost contributors, so a
     // chunk has at most two ends (e0 <= e1; CHUNK: none). Their runs go to two accumulators of
-    // their own, one add_run each, instead of one per element of the chunk: the pass's code shrinks
-    // (115 KB of binary for f16 on the H200 with one per element), the order of every sum unchanged.
+    // their own, one add_run each, instead of one per element of the chunk, the order of every sum
+    // unchanged. On the H200 the pass then keeps no local memory (32-48 bytes with one per element;
+    // the same registers and binary size) and took rank5 replicate bf16 0.89x the time, f16 0.93x,
+    // f32 0.94x, f64 1.00x (three rounds).
     const uint e0 = ends == 0u ? CHUNK : uint(findLSB(ends));
     const uint e1 = ends == 0u || uint(findMSB(ends)) == e0 ? CHUNK : uint(findMSB(ends));
     const Contributors c0 = contributors(inner, ci0 + min(e0, CHUNK - 1u));
