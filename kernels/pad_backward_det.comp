@@ -605,29 +605,30 @@ void multi_row_chunk(uint q, uint ci0, Contributors oax[7], uint ostride[7], uin
       if (contributors(inner, ci0 + k).count > 1u) ends |= 1u << k;
     const uint direct = ci0 + left_pad(inner);
 #if MODE == 2
-    // Replicate: only a row's first and last elements have several innermost contributors, so a
-    // chunk has at most two ends (e0 <= e1; CHUNK: none). Their runs go to two accumulators of
-    // their own, one add_run each, instead of one per element of the chunk, the order of every sum
-    // unchanged. On the H200 the pass then keeps no local memory (32-48 bytes with one per element;
-    // the same registers and binary size) and took rank5 replicate bf16 0.89x the time, f16 0.93x,
-    // f32 0.94x, f64 1.00x (three rounds).
-    const uint e0 = ends == 0u ? CHUNK : uint(findLSB(ends));
-    const uint e1 = ends == 0u || uint(findMSB(ends)) == e0 ? CHUNK : uint(findMSB(ends));
-    const Contributors c0 = contributors(inner, ci0 + min(e0, CHUNK - 1u));
-    const Contributors c1 = contributors(inner, ci0 + min(e1, CHUNK - 1u));
+    // Replicate: only a row's first and last elements have several innermost contributors, and the
+    // chunk lies in one row, so they can only be its slots 0 and CHUNK - 1 (two slots: CHUNK >= 4).
+    // Their runs go to two accumulators of their own, one add_run each, instead of one per element
+    // of the chunk, the order of every sum unchanged. On the H200 the pass then keeps no local
+    // memory (32-48 bytes with one per element) and took rank5 replicate bf16 0.89x the time, f16
+    // 0.93x, f32 0.94x, f64 1.00x (three rounds). The slots are fixed, not found from the chunk's
+    // ends at run time: with pass 3's lean path (multi_row_pass) the found slots cost the 2-byte
+    // pass 16 bytes of local memory (1.03-1.04x the time), the fixed ones none.
+    const uint n = in_dim(inner);
+    const bool first = ci0 == 0u && left_pad(inner) > 0u;
+    const bool last = ci0 + CHUNK == n && out_dim(inner) - n - left_pad(inner) > 0u;
+    const Contributors c0 = contributors(inner, 0u);
+    const Contributors c1 = contributors(inner, n - 1u);
     precise ACC end0 = NEG_ZERO, end1 = NEG_ZERO;
     for (uint t = 0u; t < outer_terms; ++t) {
       const uint off = term_offset(t, oax, ostride);
       const uvec4 x = load16((off + direct) * BYTES);
       [[unroll]] for (uint k = 0u; k < CHUNK; ++k)
-        if (k != e0 && k != e1) acc[k] += chunk_elem(x, k);
-      if (e0 < CHUNK) add_run(end0, off, c0);
-      if (e1 < CHUNK) add_run(end1, off, c1);
+        if (!(k == 0u && first) && !(k == CHUNK - 1u && last)) acc[k] += chunk_elem(x, k);
+      if (first) add_run(end0, off, c0);
+      if (last) add_run(end1, off, c1);
     }
-    [[unroll]] for (uint k = 0u; k < CHUNK; ++k) {
-      if (k == e0) acc[k] = end0;
-      if (k == e1) acc[k] = end1;
-    }
+    if (first) acc[0] = end0;
+    if (last) acc[CHUNK - 1u] = end1;
 #else
     for (uint t = 0u; t < outer_terms; ++t) {
       const uint off = term_offset(t, oax, ostride);
@@ -1025,7 +1026,23 @@ void multi_row_pass(uint g) {
   const uint S = (n + CHUNK - 1u) / CHUNK;
   const uint j = g / S;
   const uint r = multi_row(j);
-  const uint k = (r * n + CHUNK - 1u) / CHUNK + (g - j * S);
+  const uint s = g - j * S;
+  if (n % CHUNK == 0u) {
+    // Rows of whole chunks: chunk s of row r lies in the row, and the row has several outer
+    // combinations, so it goes straight to multi_row_chunk, without write_chunk's division and its
+    // other paths (the single-row sums, the gather across a row end). On the H200 (rank5, built for
+    // the geometry, three rounds, docs/data/h200_ab_det_lean_multi_row.md) the pass's binary went
+    // from 14-121 KB to 6-12 KB, with no local memory and 26-39 registers (30-40 before); with
+    // replicate's ends in fixed slots (multi_row_chunk) it took reflect f16/bf16 0.97x the time,
+    // replicate f16 0.95x, bf16 0.96x, f32 0.98x, the other rows 0.99-1.00x.
+    Contributors oax[7];
+    uint ostride[7];
+    uint terms, first_off;
+    outer_axes(r, oax, ostride, terms, first_off);
+    multi_row_chunk(r * S + s, s * CHUNK, oax, ostride, terms);
+    return;
+  }
+  const uint k = (r * n + CHUNK - 1u) / CHUNK + s;
   if (k < ((r + 1u) * n + CHUNK - 1u) / CHUNK) write_chunk(k, true);
 }
 
