@@ -596,7 +596,8 @@ void multi_row_chunk(uint q, uint ci0, Contributors oax[7], uint ostride[7], uin
     // and a funnel shift); only the elements with several innermost contributors (`ends`: a
     // replicate row's two ends, the reflect mirrors) load theirs one by one. On the H200 (rank5, 2
     // rounds) pass 3 took 0.79-0.80x the time of an element load each on f16/bf16, 0.94x on f32;
-    // f64 (two elements a chunk) 1.02x and reflect 1.00-1.04x (80 registers instead of 64 on f16)
+    // f64 (two elements a chunk) 1.02x and reflect 1.00-1.04x (80 registers instead of 64 on f16;
+    // with pass 3's lean path still 1.01-1.02x at 40, docs/data/h200_ab_det_lean_multi_row.md)
     // keep the element loads there; two or four combinations' loads in flight together took
     // 1.03-1.36x. The row pass (small set, 3 rounds): replicate f16/bf16 0.82-0.83x the time,
     // reflect 0.91-0.95x, f32 0.95-0.98x; f64 1.01-1.03x keeps the element loads.
