@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <random>
@@ -49,7 +50,7 @@ std::int64_t large_grad_in_elements(DType dtype) {
 
 // The deterministic backward of a random grad_out (grad_in `in` padded by `spec`) on `ctx`, which
 // should be a poisoned context (new tensors 0xA5, so a chunk no pass writes shows): bit-exact
-// against the reference's sums in the kernel's order.
+// against the reference's sums in the kernel's order; a failure names the first wrong element.
 void expect_det_matches_reference(Context& ctx, DType dtype, const Shape& in, const PadSpec& spec,
                                   std::mt19937_64& rng) {
   Shape out = in;
@@ -57,8 +58,14 @@ void expect_det_matches_reference(Context& ctx, DType dtype, const Shape& in, co
   const HostTensor grad_out = ref::random_values(dtype, out, rng);
   const HostTensor got = ctx.download(pad_backward(ctx, ctx.upload(grad_out), spec));
   ASSERT_EQ(got.shape, in);
-  EXPECT_EQ(got.data, ref::pad_backward_sum(grad_out, infer_pad_backward(grad_out.shape, spec)).data)
-      << (spec.mode == PadMode::Reflect ? "reflect" : "replicate") << " grad_in " << to_string(in);
+  const HostTensor want = ref::pad_backward_sum(grad_out, infer_pad_backward(grad_out.shape, spec));
+  ASSERT_EQ(got.data.size(), want.data.size());
+  const auto diff = std::mismatch(got.data.begin(), got.data.end(), want.data.begin());
+  const std::size_t first = static_cast<std::size_t>(diff.first - got.data.begin()) / byte_width(dtype);
+  EXPECT_TRUE(diff.first == got.data.end())
+      << (spec.mode == PadMode::Reflect ? "reflect" : "replicate") << " grad_in " << to_string(in)
+      << ": first wrong element " << first << " (innermost coordinate " << first % static_cast<std::size_t>(in.back())
+      << ")";
 }
 
 // The atomic backward of `grad_out` (small integers, see integer_grad) against the exact sums: how
