@@ -4,7 +4,6 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
-#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <random>
@@ -58,14 +57,10 @@ void expect_det_matches_reference(Context& ctx, DType dtype, const Shape& in, co
   const HostTensor grad_out = ref::random_values(dtype, out, rng);
   const HostTensor got = ctx.download(pad_backward(ctx, ctx.upload(grad_out), spec));
   ASSERT_EQ(got.shape, in);
-  const HostTensor want = ref::pad_backward_sum(grad_out, infer_pad_backward(grad_out.shape, spec));
-  ASSERT_EQ(got.data.size(), want.data.size());
-  const auto diff = std::mismatch(got.data.begin(), got.data.end(), want.data.begin());
-  const std::size_t first = static_cast<std::size_t>(diff.first - got.data.begin()) / byte_width(dtype);
-  EXPECT_TRUE(diff.first == got.data.end())
-      << (spec.mode == PadMode::Reflect ? "reflect" : "replicate") << " grad_in " << to_string(in)
-      << ": first wrong element " << first << " (innermost coordinate " << first % static_cast<std::size_t>(in.back())
-      << ")";
+  const auto diff =
+      selftest::first_difference(got, ref::pad_backward_sum(grad_out, infer_pad_backward(grad_out.shape, spec)));
+  EXPECT_FALSE(diff.has_value()) << (spec.mode == PadMode::Reflect ? "reflect" : "replicate") << " grad_in "
+                                 << to_string(in) << ": " << diff.value_or("");
 }
 
 // The atomic backward of `grad_out` (small integers, see integer_grad) against the exact sums: how

@@ -30,7 +30,9 @@ double unit_roundoff(DType d) {
   }
 }
 
-// First differing element of two tensors of one dtype and shape, compared byte for byte.
+}  // namespace
+
+// See harness.hpp.
 std::optional<std::string> first_difference(const HostTensor& got, const HostTensor& want) {
   if (got.shape != want.shape)
     return fmt::format("shape {} != expected {}", to_string(got.shape), to_string(want.shape));
@@ -44,8 +46,6 @@ std::optional<std::string> first_difference(const HostTensor& got, const HostTen
     }
   return std::nullopt;
 }
-
-}  // namespace
 
 double element_as_double(const HostTensor& t, std::size_t i) {
   switch (t.dtype) {

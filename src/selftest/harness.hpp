@@ -54,4 +54,8 @@ std::vector<std::string> missing_features(Context& ctx, const Target& target);
 // Element i of an F64 / F32 / F16 / BF16 tensor, widened exactly.
 double element_as_double(const HostTensor& t, std::size_t i);
 
+// The first element where two tensors of one dtype differ byte for byte, with both bit patterns (or
+// their shapes, where those differ); nullopt where they are equal.
+std::optional<std::string> first_difference(const HostTensor& got, const HostTensor& want);
+
 }  // namespace fvk::selftest
