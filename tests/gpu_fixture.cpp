@@ -51,7 +51,7 @@ Context& context_for(const ops::Target& target, const ContextOptions& options) {
   const bool plain = o.disabled_features.empty() && !o.always_split_passes && !o.runtime_rank &&
                      o.shape_constants == ShapeConstants::Auto &&
                      o.specialize_after == ContextOptions{}.specialize_after && o.max_workgroups_x == 0 &&
-                     !o.capture_pipeline_statistics && o.device.empty() && !o.validation.has_value();
+                     !o.capture_pipeline_statistics && o.device.empty() && !o.validation.has_value() && !o.check_bounds;
   if (plain && !o.poison_new_tensors) return shared_context();
   if (plain) return poisoned_context();
   // Never destroyed: a static map would outlive the validation layer, which the loader opens while
@@ -59,9 +59,9 @@ Context& context_for(const ops::Target& target, const ContextOptions& options) {
   // the layer's. (The function statics above are registered once their context is made.)
   auto& contexts = kept_contexts();
   const std::string key = fmt::format(
-      "{}|{}|{}|{}|{}|{}|{}|{}|{}|{}", fmt::join(o.disabled_features, ","), o.always_split_passes, o.runtime_rank,
+      "{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}", fmt::join(o.disabled_features, ","), o.always_split_passes, o.runtime_rank,
       static_cast<int>(o.shape_constants), o.specialize_after, o.poison_new_tensors, o.max_workgroups_x,
-      o.capture_pipeline_statistics, o.device, o.validation.has_value() ? int(*o.validation) : -1);
+      o.capture_pipeline_statistics, o.device, o.validation.has_value() ? int(*o.validation) : -1, o.check_bounds);
   auto& slot = contexts[key];
   if (!slot) slot = std::make_unique<Context>(o);
   return *slot;

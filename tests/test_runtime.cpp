@@ -23,6 +23,7 @@
 #include "runtime/dispatch_grid.hpp"
 #include "runtime/embedded.hpp"
 #include "runtime/spirv_reflect.hpp"
+#include "runtime/stream.hpp"
 #include "runtime/suballocator.hpp"
 #include "runtime/worker_thread.hpp"
 #include "selftest/harness.hpp"
@@ -147,6 +148,36 @@ TEST(Validation, PlantedMisuseIsReported) {
   // A buffer with no usage flags breaks VUID-VkBufferCreateInfo-usage-requiredbitmask; drivers accept it.
   vk::raii::Buffer bad(ctx.runtime().device(), vk::BufferCreateInfo{.size = 16, .usage = {}});
   EXPECT_FALSE(ctx.validation_messages().empty());
+}
+
+// The bounds check (ContextOptions::check_bounds) reports a kernel access outside the buffer it is
+// given: the copy kernel told to copy 8 chunks reads chunks 4-7 past the end of a 64-byte source.
+// The same dispatch on a source of 128 bytes is reported clean. (The layer checks against the
+// bound buffer's size, not the descriptor's range, so each tensor has a buffer of its own size.)
+TEST(Validation, BoundsCheckReportsAnAccessOutsideTheBuffer) {
+  ContextOptions options;
+  options.check_bounds = true;
+  Context ctx(options);  // its own device, so the planted access does not fail other tests
+  rt::Device& device = ctx.runtime();
+  ASSERT_TRUE(device.check_bounds());
+  ASSERT_FALSE(device.push_descriptors());
+  const rt::Buffer dst(device, 128, rt::MemoryKind::Device);
+  const auto& kernel = device.kernel("copy_b4");
+  const std::uint32_t chunks = 8;
+  auto copy_from = [&](const rt::Buffer& src) {
+    rt::Stream stream(device);
+    const rt::BufferRange bindings[] = {rt::whole(src), rt::whole(dst)};
+    stream.dispatch(kernel, bindings, std::as_bytes(std::span(&chunks, 1)), chunks);
+    stream.submit_and_wait();
+  };
+  copy_from(rt::Buffer(device, 128, rt::MemoryKind::Device));
+  const auto clean = ctx.validation_messages();
+  EXPECT_TRUE(clean.empty()) << clean.front();
+  copy_from(rt::Buffer(device, 64, rt::MemoryKind::Device));
+  const auto messages = ctx.validation_messages();
+  ASSERT_EQ(messages.size(), 1u) << "an access past the source's end went unreported";
+  EXPECT_NE(messages.front().find("access out of bounds. Descriptor size is 64"), std::string::npos)
+      << messages.front();
 }
 
 // Dispatches that need more workgroups than x allows continue in y; every kernel must cover exactly

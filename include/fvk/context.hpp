@@ -58,6 +58,14 @@ struct ContextOptions {
   // barrier between two commands that touch the same memory is reported, whatever order the
   // device happens to run them in. For tests. Also on with env FVK_VALIDATE_SYNC=1.
   bool validate_synchronization = false;
+  // Turns the validation layer on with its GPU-assisted validation: every kernel is instrumented so
+  // that a storage-buffer access outside its binding (the tensor's bytes rounded up to 16) is
+  // reported as a validation message instead of going unseen. Kernels then take ordinary
+  // descriptor sets instead of push descriptors: the layer Debian 12 ships (1.3.239) misreads
+  // push descriptors under GPU-assisted validation (KhronosGroup/Vulkan-ValidationLayers#5321).
+  // Slow (the instrumented kernels run several times slower on lavapipe). For tests. Also on with
+  // env FVK_CHECK_BOUNDS=1.
+  bool check_bounds = false;
   // Builds every pipeline without the rank as a specialization constant (pad.comp's kernels and the
   // deterministic backward take it), so that their passes read it from their push constants as a
   // pipeline built without it does. For tests (both paths must give the same bytes), for an A/B of

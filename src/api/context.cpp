@@ -15,7 +15,7 @@ Context::Context(const ContextOptions& options)
     : device_(std::make_unique<rt::Device>(rt::DeviceOptions{
           options.device, options.validation, options.disabled_features, options.max_workgroups_x,
           options.always_split_passes, options.capture_pipeline_statistics, options.validate_synchronization,
-          options.runtime_rank, options.shape_constants, options.specialize_after})),
+          options.check_bounds, options.runtime_rank, options.shape_constants, options.specialize_after})),
       poison_new_tensors_(options.poison_new_tensors) {}
 Context::Context(Context&&) noexcept = default;
 Context& Context::operator=(Context&&) noexcept = default;

@@ -11,9 +11,11 @@ BufferPool::BufferPool(const Device& device, std::uint64_t max_cached_bytes)
 
 std::shared_ptr<Buffer> BufferPool::acquire(std::uint64_t bytes) {
   const auto need = Buffer::rounded(bytes);
+  // Up to twice the size asked for, except on a check_bounds device (only the size asked for).
+  const auto most = device_.check_bounds() ? need : 2 * need;
   auto best = free_.end();
   for (auto it = free_.begin(); it != free_.end(); ++it)
-    if ((*it)->allocated() >= need && (*it)->allocated() <= 2 * need &&
+    if ((*it)->allocated() >= need && (*it)->allocated() <= most &&
         (best == free_.end() || (*it)->allocated() < (*best)->allocated()))
       best = it;
   if (best != free_.end()) {

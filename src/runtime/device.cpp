@@ -133,7 +133,8 @@ std::uint32_t specialize_after_setting(std::uint32_t option) {
   return n;
 }
 
-vk::raii::Instance make_instance(const vk::raii::Context& context, bool validation, bool synchronization = false) {
+vk::raii::Instance make_instance(const vk::raii::Context& context, bool validation, bool synchronization = false,
+                                 bool gpu_assisted = false) {
   vk::ApplicationInfo app{.pApplicationName = "fuel-vulkan-kernels",
                           .applicationVersion = 1,
                           .pEngineName = "fvk",
@@ -151,12 +152,16 @@ vk::raii::Instance make_instance(const vk::raii::Context& context, bool validati
     layers.push_back(kValidationLayer);
     extensions.push_back(VK_EXT_DEBUG_UTILS_EXTENSION_NAME);
   }
-  // The layer's synchronization validation, through VK_EXT_validation_features (which the layer
-  // provides).
-  const vk::ValidationFeatureEnableEXT sync = vk::ValidationFeatureEnableEXT::eSynchronizationValidation;
-  const vk::ValidationFeaturesEXT features{.enabledValidationFeatureCount = 1, .pEnabledValidationFeatures = &sync};
-  if (validation && synchronization) extensions.push_back(VK_EXT_VALIDATION_FEATURES_EXTENSION_NAME);
-  vk::InstanceCreateInfo info{.pNext = validation && synchronization ? &features : nullptr,
+  // The layer's synchronization and GPU-assisted validation, through VK_EXT_validation_features
+  // (which the layer provides).
+  std::vector<vk::ValidationFeatureEnableEXT> enables;
+  if (synchronization) enables.push_back(vk::ValidationFeatureEnableEXT::eSynchronizationValidation);
+  if (gpu_assisted) enables.push_back(vk::ValidationFeatureEnableEXT::eGpuAssisted);
+  const vk::ValidationFeaturesEXT features{.enabledValidationFeatureCount = static_cast<std::uint32_t>(enables.size()),
+                                           .pEnabledValidationFeatures = enables.data()};
+  const bool with_features = validation && !enables.empty();
+  if (with_features) extensions.push_back(VK_EXT_VALIDATION_FEATURES_EXTENSION_NAME);
+  vk::InstanceCreateInfo info{.pNext = with_features ? &features : nullptr,
                               .pApplicationInfo = &app,
                               .enabledLayerCount = static_cast<std::uint32_t>(layers.size()),
                               .ppEnabledLayerNames = layers.data(),
@@ -213,9 +218,11 @@ Device::Device(const DeviceOptions& options)
       capture_statistics_(options.capture_pipeline_statistics),
       shape_constants_(shape_constants_setting(options.shape_constants)),
       specialize_after_(specialize_after_setting(options.specialize_after)) {
-  validation_ = options.validation.value_or(env_flag("FVK_VALIDATION"));
+  check_bounds_ = options.check_bounds || env_flag("FVK_CHECK_BOUNDS");
+  validation_ = check_bounds_ || options.validation.value_or(env_flag("FVK_VALIDATION"));
   try {
-    instance_ = make_instance(context_, validation_, options.validate_synchronization || env_flag("FVK_VALIDATE_SYNC"));
+    instance_ = make_instance(context_, validation_, options.validate_synchronization || env_flag("FVK_VALIDATE_SYNC"),
+                              check_bounds_);
   } catch (const vk::SystemError& e) {
     fail(ErrorCode::DeviceNotFound, fmt::format("cannot create a Vulkan instance ({}); is a Vulkan driver installed "
                                                 "(Debian: mesa-vulkan-drivers)?",
@@ -452,7 +459,9 @@ std::unique_ptr<Kernel> Device::build(const std::string& name, std::uint32_t pas
                         .descriptorCount = 1,
                         .stageFlags = vk::ShaderStageFlagBits::eCompute});
   vk::raii::DescriptorSetLayout set_layout(
-      device_, vk::DescriptorSetLayoutCreateInfo{.flags = vk::DescriptorSetLayoutCreateFlagBits::ePushDescriptorKHR,
+      device_, vk::DescriptorSetLayoutCreateInfo{.flags = push_descriptors()
+                                                              ? vk::DescriptorSetLayoutCreateFlagBits::ePushDescriptorKHR
+                                                              : vk::DescriptorSetLayoutCreateFlags{},
                                                  .bindingCount = static_cast<std::uint32_t>(bindings.size()),
                                                  .pBindings = bindings.data()});
   vk::PushConstantRange range{

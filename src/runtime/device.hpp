@@ -62,6 +62,7 @@ struct DeviceOptions {
   bool always_split_passes = false;            // see ContextOptions
   bool capture_pipeline_statistics = false;    // see ContextOptions
   bool validate_synchronization = false;       // see ContextOptions
+  bool check_bounds = false;                   // see ContextOptions
   bool runtime_rank = false;                   // see ContextOptions
   ShapeConstants shape_constants = ShapeConstants::Auto;  // see ContextOptions
   std::uint32_t specialize_after = 16;                    // see ContextOptions
@@ -118,6 +119,12 @@ class Device {
   // Messages the validation layer reported (warnings and errors) since the device was created.
   std::vector<std::string> validation_messages() const;
   bool validation_enabled() const { return validation_; }
+  // Whether kernels are bound through push descriptors (all but a check_bounds device) or through
+  // descriptor sets the stream allocates (Kernel::set_layout is then an ordinary set layout).
+  bool push_descriptors() const { return !check_bounds_; }
+  // Whether the device was opened with check_bounds (ContextOptions): buffers are then never
+  // handed out larger than asked for, so the layer's check against a buffer's size is tight.
+  bool check_bounds() const { return check_bounds_; }
 
   // Dispatches recorded on this device so far (tests use it to prove a refusal dispatched nothing).
   std::uint64_t dispatch_count() const { return dispatch_count_; }
@@ -158,6 +165,7 @@ class Device {
   const SpirvInterface* built_interface(const std::string& name) const;
 
   bool validation_ = false;
+  bool check_bounds_ = false;
   bool always_split_passes_ = false;
   bool runtime_rank_ = false;        // kernel() leaves specialization constant 1 unset
   bool capture_statistics_ = false;  // pipelines created with eCaptureStatisticsKHR

@@ -11,6 +11,10 @@
 namespace fvk::rt {
 namespace {
 constexpr vk::DeviceSize kArenaChunk = 64 * 1024;
+// Descriptor sets per pool on a device without push descriptors; each binds at most this many
+// buffers times four (no kernel has more than four bindings; dispatch checks).
+constexpr std::uint32_t kSetsPerPool = 256;
+constexpr std::uint32_t kMaxBindings = 4;
 
 // Earlier compute and transfer writes made visible to later compute and transfer work, and with
 // `host` to the host as well (its stage and host reads in the second scope).
@@ -78,11 +82,38 @@ void Stream::dispatch(const Kernel& kernel, std::span<const BufferRange> binding
                       .descriptorType = vk::DescriptorType::eStorageBuffer,
                       .pBufferInfo = &infos[i]});
   cmd().bindPipeline(vk::PipelineBindPoint::eCompute, *kernel.pipeline);
-  cmd().pushDescriptorSetKHR(vk::PipelineBindPoint::eCompute, *kernel.layout, 0, writes);
+  if (device_.push_descriptors())
+    cmd().pushDescriptorSetKHR(vk::PipelineBindPoint::eCompute, *kernel.layout, 0, writes);
+  else
+    bind_descriptor_set(kernel, writes);
   if (!push.empty()) cmd().pushConstants<std::byte>(*kernel.layout, vk::ShaderStageFlagBits::eCompute, 0, push);
   cmd().dispatch(grid.x, grid.y, 1);
   ++dispatches_;
   device_.note_dispatch();
+}
+
+void Stream::bind_descriptor_set(const Kernel& kernel, std::span<vk::WriteDescriptorSet> writes) {
+  if (writes.size() > kMaxBindings)
+    fail(ErrorCode::Internal, fmt::format("kernel {} has {} bindings; streams bind at most {} through descriptor sets",
+                                          kernel.name, writes.size(), kMaxBindings));
+  if (sets_left_ == 0) {
+    const vk::DescriptorPoolSize size{.type = vk::DescriptorType::eStorageBuffer,
+                                      .descriptorCount = kSetsPerPool * kMaxBindings};
+    set_pools_.emplace_back(device_.device(), vk::DescriptorPoolCreateInfo{.flags = {},
+                                                                           .maxSets = kSetsPerPool,
+                                                                           .poolSizeCount = 1,
+                                                                           .pPoolSizes = &size});
+    sets_left_ = kSetsPerPool;
+  }
+  const vk::DescriptorSetLayout layout = *kernel.set_layout;
+  const vk::DescriptorSetAllocateInfo info{
+      .descriptorPool = *set_pools_.back(), .descriptorSetCount = 1, .pSetLayouts = &layout};
+  // Freed with their pool: the raw handle is enough.
+  const vk::DescriptorSet set = (*device_.device()).allocateDescriptorSets(info).front();
+  --sets_left_;
+  for (auto& w : writes) w.dstSet = set;
+  device_.device().updateDescriptorSets(writes, {});
+  cmd().bindDescriptorSets(vk::PipelineBindPoint::eCompute, *kernel.layout, 0, set, {});
 }
 
 void Stream::fill(const Buffer& buffer, std::uint32_t value) {

@@ -69,10 +69,16 @@ class Stream {
   std::vector<Buffer> arena_;
   vk::DeviceSize arena_used_ = 0;
   std::vector<std::shared_ptr<const void>> keep_alive_;
+  // Descriptor sets for a device without push descriptors (Device::push_descriptors), a pool
+  // after another as they fill up; they live as long as the command buffer that binds them.
+  std::vector<vk::raii::DescriptorPool> set_pools_;
+  std::uint32_t sets_left_ = 0;
   std::size_t dispatches_ = 0;
   bool submitted_ = false;
 
   const vk::raii::CommandBuffer& cmd() const { return command_buffers_.front(); }
+  // Binds `writes` (dstSet unset) as set 0 of `kernel` through a descriptor set of the stream's.
+  void bind_descriptor_set(const Kernel& kernel, std::span<vk::WriteDescriptorSet> writes);
 };
 
 }  // namespace fvk::rt
