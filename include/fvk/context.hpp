@@ -59,12 +59,13 @@ struct ContextOptions {
   // device happens to run them in. For tests. Also on with env FVK_VALIDATE_SYNC=1.
   bool validate_synchronization = false;
   // Turns the validation layer on with its GPU-assisted validation: every kernel is instrumented so
-  // that a storage-buffer access outside its binding (the tensor's bytes rounded up to 16) is
-  // reported as a validation message instead of going unseen. Kernels then take ordinary
-  // descriptor sets instead of push descriptors: the layer Debian 12 ships (1.3.239) misreads
-  // push descriptors under GPU-assisted validation (KhronosGroup/Vulkan-ValidationLayers#5321).
-  // Slow (the instrumented kernels run several times slower on lavapipe). For tests. Also on with
-  // env FVK_CHECK_BOUNDS=1.
+  // that a storage-buffer access past the end of its buffer is reported as a validation message
+  // instead of going unseen. The layer checks against the buffer's size, so the buffer pool then
+  // hands out buffers of exactly the size asked for (the tensor's bytes rounded up to 16), as
+  // `empty` does. Kernels then take ordinary descriptor sets instead of push descriptors: the
+  // layer Debian 12 ships (1.3.239) misreads push descriptors under GPU-assisted validation
+  // (KhronosGroup/Vulkan-ValidationLayers#5321). Slow: lavapipe compiles the instrumented kernels
+  // for minutes each unless env GALLIVM_PERF=no_opt. For tests. Also on with env FVK_CHECK_BOUNDS=1.
   bool check_bounds = false;
   // Builds every pipeline without the rank as a specialization constant (pad.comp's kernels and the
   // deterministic backward take it), so that their passes read it from their push constants as a

@@ -11,8 +11,8 @@
 namespace fvk::rt {
 namespace {
 constexpr vk::DeviceSize kArenaChunk = 64 * 1024;
-// Descriptor sets per pool on a device without push descriptors; each binds at most this many
-// buffers times four (no kernel has more than four bindings; dispatch checks).
+// Descriptor sets per pool on a device without push descriptors, and the storage buffers each set
+// may bind (no kernel has more than three; bind_descriptor_set checks).
 constexpr std::uint32_t kSetsPerPool = 256;
 constexpr std::uint32_t kMaxBindings = 4;
 
