@@ -55,6 +55,14 @@ layout(set = 0, binding = 2, std430) readonly buffer ShapeBuf { uint shape_buf[]
 #error "FVK_PASS (the pass) must be defined"
 #endif
 const uint REGION = FVK_PASS;
+// Pass 7 on replicate f32 writes the edge chunks that edge_from_blocks admits itself, from the blocks
+// of their direct contributors, after its copy stores, instead of queueing them (see tile_pass). On
+// the H200 (rank5, three rounds, docs/data/h200_ab_det_tile_block_edges.md) replicate f32 took 0.94x
+// the time (80% -> 85% of copy); reflect f32 1.01x, and 2-byte elements 1.23-1.35x (a subgroup's
+// edge chunks then run their sums and f16 roundings while its other invocations wait), so they keep
+// the queue. A preprocessor switch, so that every other module is built from the same text as before
+// (a portable build's pass 8 is its pass 7).
+#define BLOCK_EDGES ((FVK_PASS == 7 || (FVK_PASS == 8 && PORTABLE != 0)) && MODE == 2 && DTYPE == 0)
 
 layout(push_constant) uniform Params {
   uint n_invocations;  // this pass's invocations (see main)
@@ -464,6 +472,45 @@ void window_chunk(uint q, uint row_off, uint ci0) {
   grad_in4[q] = x;
 }
 
+#if BLOCK_EDGES
+// Replicate's edge chunks of a row with one outer combination, from the two aligned 16-byte blocks
+// that their direct contributors span (pass 7's BLOCK_EDGES). Where the row's innermost pads are
+// under a chunk, n >= 2 * CHUNK, and the direct window starts r bytes into its first block with
+// left * BYTES <= r and r + right * BYTES <= 16, the pad positions that the row's first (or last)
+// element sums lie in the same 32 bytes, just before (or after) the direct window: the chunk needs no
+// load beyond the copy's. r can vary from row to row (rank5 f32: rows of 272 bytes, r = 8).
+bool edge_from_blocks(uint r) {
+  const uint inner = RANK - 1u;
+  const uint n = in_dim(inner);
+  const uint left = left_pad(inner);
+  const uint right = out_dim(inner) - n - left;
+  return n >= 2u * CHUNK && left < CHUNK && right < CHUNK && r != 0u && left * BYTES <= r &&
+         r + right * BYTES <= 16u;
+}
+
+// The chunk at innermost coordinate ci0 (0 or n - CHUNK: under edge_from_blocks' rule no other chunk
+// holds a row end) from blocks a and b, its direct window starting r bytes into a: the direct
+// contributors, with the row's first element replaced by the sum of positions 0..left (ci0 == 0) or
+// its last by that of the last right + 1, ascending (add_run's order). w holds the row's first (or
+// last) CHUNK grad_out elements; with shape constants its indices are constants.
+uvec4 edge_chunk_from_blocks(uvec4 a, uvec4 b, uint r, uint ci0) {
+  const uint inner = RANK - 1u;
+  const uint left = left_pad(inner);
+  const uint right = out_dim(inner) - in_dim(inner) - left;
+  uvec4 x = funnel16(a, b, r);
+  const bool lo = ci0 == 0u;
+  const uint rw = lo ? r - left * BYTES : r + right * BYTES;
+  const uvec4 w = rw == 16u ? b : funnel16(a, b, rw);
+  if (lo ? left > 0u : right > 0u) {  // a side without a pad keeps its bits
+    precise ACC acc = NEG_ZERO;
+    [[unroll]] for (uint j = 0u; j < CHUNK; ++j)
+      if (lo ? j <= left : j + 1u + right >= CHUNK) acc += chunk_elem(w, j);
+    put_bits(x, lo ? 0u : CHUNK - 1u, to_bits(acc));
+  }
+  return x;
+}
+#endif
+
 // The element pass (REGION 12), for small tensors with short contributor lists: one invocation per
 // element, each summed by itself in the fixed order (gather's). Small tensors are launch- and
 // latency-bound: with a chunk per invocation the time is the slowest invocation's chain, an edge
@@ -808,8 +855,21 @@ void tile_pass(uint g) {
   // REGION 8: the chunks its subgroup queue sums (single-row sums; its rows are whole chunks, so no
   // chunk crosses a row end, and the rows with several outer combinations are pass 3's).
   bool sg_queued[TILE_PER];
+#if BLOCK_EDGES
+  // The edge chunks written from their blocks after the copies (edge_chunk_from_blocks; v holds the
+  // first block, eb the second, er the offset, eci the chunk's column).
+  uvec4 eb[TILE_PER];
+  uint er[TILE_PER], eci[TILE_PER];
+  bool edge[TILE_PER];
+#endif
   [[unroll]] for (uint h = 0u; h < TILE_PER; ++h) {
     const uint q = first + lid + h * ROW_LANES;
+#if BLOCK_EDGES
+    edge[h] = false;
+    eb[h] = uvec4(0u);
+    er[h] = 0u;
+    eci[h] = 0u;
+#endif
     plain[h] = false;
     v[h] = uvec4(0u);
     sg_queued[h] = false;
@@ -823,6 +883,15 @@ void tile_pass(uint g) {
       } else if (is_copy(terms, ci0)) {
         v[h] = load16((tile_first[row - r0] + ci0 + left_pad(inner)) * BYTES);
         plain[h] = true;
+#if BLOCK_EDGES
+      } else if (terms == 1u && edge_from_blocks(((tile_first[row - r0] + ci0 + left_pad(inner)) * BYTES) & 15u)) {
+        const uint b0 = (tile_first[row - r0] + ci0 + left_pad(inner)) * BYTES;
+        v[h] = src4[b0 >> 4];
+        eb[h] = src4[(b0 >> 4) + 1u];
+        er[h] = b0 & 15u;
+        eci[h] = ci0;
+        edge[h] = true;
+#endif
       } else if (terms == 1u) {
         if (SG_QUEUE)
           sg_queued[h] = true;
@@ -835,6 +904,10 @@ void tile_pass(uint g) {
   }
   [[unroll]] for (uint h = 0u; h < TILE_PER; ++h)
     if (plain[h]) grad_in4[first + lid + h * ROW_LANES] = v[h];
+#if BLOCK_EDGES
+  [[unroll]] for (uint h = 0u; h < TILE_PER; ++h)
+    if (edge[h]) grad_in4[first + lid + h * ROW_LANES] = edge_chunk_from_blocks(v[h], eb[h], er[h], eci[h]);
+#endif
 #if DTYPE == 0 && !PORTABLE
   if (SG_QUEUE) {
     // REGION 8, the subgroup's own queue (its single-row sums; the rows with several outer
