@@ -804,7 +804,9 @@ void row_pass(uint g) {
 // its copy chunks and queues the others: chunks whose sums stay in one row with a single outer
 // combination at the queue's front, the rest (several outer combinations, or across a row end) at
 // its back. After a barrier the queued chunks are written one per invocation, front first, so a
-// subgroup runs one kind of path, and the copy chunks never wait for a sum. REGION 7 is the same pass
+// subgroup runs one kind of path, and the copy chunks never wait for a sum (BLOCK_EDGES builds
+// write the edge chunks that edge_from_blocks admits themselves, after the copy stores, and queue
+// only the others). REGION 7 is the same pass
 // for rows of whole chunks (no chunk crosses a row end) that leaves the rows with several outer
 // combinations, its queue's back, to pass 3. REGION 8 is REGION 7 without the shared queue and its
 // second barrier: right after its copy stores, each subgroup numbers its queued chunks with ballots
