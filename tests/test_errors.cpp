@@ -1,11 +1,13 @@
 // Every bad input gets its own error code, and nothing is dispatched before the refusal.
 #include <fmt/format.h>
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <functional>
 #include <random>
 
+#include "expect_error.hpp"
 #include "fvk/error.hpp"
 #include "fvk/ops.hpp"
 #include "gpu_fixture.hpp"
@@ -19,18 +21,14 @@
 namespace fvk::testing {
 namespace {
 
+using ::testing::HasSubstr;
+
 class Refusals : public GpuTest {
  protected:
   // Runs `f`, expects Error with `code`, and checks that no kernel was dispatched meanwhile.
   void expect_refused(ErrorCode code, const std::function<void()>& f) {
     const auto before = ctx().dispatch_count();
-    try {
-      f();
-      ADD_FAILURE() << "expected " << to_string(code) << ", nothing was thrown";
-    } catch (const Error& e) {
-      EXPECT_EQ(e.code(), code) << e.what();
-      EXPECT_FALSE(std::string(e.what()).empty());
-    }
+    EXPECT_FALSE(expect_error(code, f).empty()) << "an empty message (or none: nothing was thrown)";
     EXPECT_EQ(ctx().dispatch_count(), before) << "a refused op dispatched a kernel";
   }
   Tensor tensor(DType d, Shape s) { return ctx().upload(HostTensor::zeros(d, std::move(s))); }
@@ -116,28 +114,18 @@ TEST_F(Refusals, GradOutSmallerThanPads) {
 
 TEST_F(Refusals, BeyondThirtyTwoBitIndexing) {
   // Validation happens on the shape alone: no 16 GiB tensor is ever allocated.
-  EXPECT_THROW(
-      {
-        try {
-          infer_pad({1 << 20, 1 << 12}, spec(PadMode::Constant, {0, 0}, {0, 1 << 12}));
-        } catch (const Error& e) {
-          EXPECT_EQ(e.code(), ErrorCode::IndexOverflow);
-          throw;
-        }
-      },
-      Error);
+  expect_error(ErrorCode::IndexOverflow, [] {
+    infer_pad({1 << 20, 1 << 12}, spec(PadMode::Constant, {0, 0}, {0, 1 << 12}));
+  });
 }
 
 TEST_F(Refusals, DimsFromTwoToTheThirtyOneOn) {
   // Under 2^32 elements but a dim of 2^31: the kernels' per-axis coordinates are signed 32-bit.
   for (const auto mode : {PadMode::Constant, PadMode::Reflect, PadMode::Replicate}) {
-    try {
-      infer_pad({std::int64_t{1} << 31}, spec(mode, {0}, {5}));
-      ADD_FAILURE() << name(mode) << ": a dim of 2^31 was accepted";
-    } catch (const Error& e) {
-      EXPECT_EQ(e.code(), ErrorCode::IndexOverflow);
-      EXPECT_NE(std::string(e.what()).find("2^31-1"), std::string::npos) << e.what();
-    }
+    SCOPED_TRACE(fmt::format("a dim of 2^31, {}", name(mode)));
+    EXPECT_THAT(
+        expect_error(ErrorCode::IndexOverflow, [&] { infer_pad({std::int64_t{1} << 31}, spec(mode, {0}, {5})); }),
+        HasSubstr("2^31-1"));
   }
   EXPECT_NO_THROW(infer_pad({(std::int64_t{1} << 31) - 6}, spec(PadMode::Constant, {0}, {5})));
 }
@@ -175,12 +163,7 @@ TEST_F(Refusals, TorchPadListMustBePairs) {
   const std::int64_t odd[] = {1, 2, 3};
   EXPECT_THROW(PadSpec::from_torch(PadMode::Constant, 2, odd), Error);
   const std::int64_t too_many[] = {1, 1, 1, 1, 1, 1};
-  try {
-    PadSpec::from_torch(PadMode::Constant, 2, too_many);
-    ADD_FAILURE();
-  } catch (const Error& e) {
-    EXPECT_EQ(e.code(), ErrorCode::InvalidArgument);
-  }
+  expect_error(ErrorCode::InvalidArgument, [&] { PadSpec::from_torch(PadMode::Constant, 2, too_many); });
 }
 
 TEST(DeviceFeatures, MissingF64FeaturesAreNamed) {
@@ -190,13 +173,8 @@ TEST(DeviceFeatures, MissingF64FeaturesAreNamed) {
   const Tensor grad = limited.upload(HostTensor::zeros(DType::F64, {8}));
   const PadSpec s{PadMode::Reflect, {1}, {1}};
   for (auto algorithm : {BackwardAlgorithm::Atomic, BackwardAlgorithm::Deterministic}) {
-    try {
-      pad_backward(limited, grad, s, algorithm);
-      ADD_FAILURE() << "expected FeatureMissing";
-    } catch (const Error& e) {
-      EXPECT_EQ(e.code(), ErrorCode::FeatureMissing);
-      EXPECT_NE(std::string(e.what()).find("shaderFloat64"), std::string::npos) << e.what();
-    }
+    EXPECT_THAT(expect_error(ErrorCode::FeatureMissing, [&] { pad_backward(limited, grad, s, algorithm); }),
+                HasSubstr("shaderFloat64"));
   }
   // f32 needs none of them.
   EXPECT_NO_THROW(pad_backward(limited, limited.upload(HostTensor::zeros(DType::F32, {8})), s));
@@ -287,13 +265,10 @@ TEST(DeviceFeatures, WithoutTheF64AtomicAddThePortableBuildsAdd) {
 }
 
 TEST(DeviceSelection, UnknownSelectorIsRefusedWithTheDeviceList) {
-  try {
+  const auto message = expect_error(ErrorCode::DeviceNotFound, [] {
     Context c(ContextOptions{"no-such-device-xyz", std::nullopt, {}});
-    ADD_FAILURE();
-  } catch (const Error& e) {
-    EXPECT_EQ(e.code(), ErrorCode::DeviceNotFound);
-    EXPECT_NE(std::string(e.what()).find("0:"), std::string::npos) << e.what();
-  }
+  });
+  EXPECT_THAT(message, HasSubstr("0:"));
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 // Contracts as data: the shipped contracts load and hold against the kernels; formulas parse and
 // evaluate; revision hashes move exactly when the kernel or its contract does; each broken fixture
 // in tests/fkc_bad/ fails with its own rule at its own file:line.
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -8,6 +9,7 @@
 #include <set>
 #include <sstream>
 
+#include "expect_error.hpp"
 #include "fkc/catalog.hpp"
 #include "fkc/embedded_contracts.hpp"
 #include "fkc/loader.hpp"
@@ -18,6 +20,9 @@
 
 namespace fvk::fkc {
 namespace {
+
+using fvk::testing::expect_error;
+using ::testing::HasSubstr;
 
 const std::filesystem::path kSource = FVK_SOURCE_DIR;
 
@@ -33,19 +38,6 @@ SourceText provider_source() {
 }
 
 ContractSet load(std::vector<SourceText> sources) { return load_contract_set(sources); }
-
-// Runs `f`, expecting Error(ContractError); returns its message.
-template <class F>
-std::string contract_error_of(F&& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    EXPECT_EQ(e.code(), ErrorCode::ContractError) << e.what();
-    return e.what();
-  }
-  ADD_FAILURE() << "no ContractError";
-  return {};
-}
 
 // ---- the shipped contracts ------------------------------------------------------------------
 
@@ -117,12 +109,7 @@ TEST(FkcShipped, QueryApi) {
   EXPECT_EQ(contracts_for(OpKind::MaskedFill).size(), 4u);
 
   EXPECT_EQ(find_contract("pad_circular_b4"), nullptr);
-  try {
-    require_contract("pad_circular_b4");
-    ADD_FAILURE() << "no error";
-  } catch (const Error& e) {
-    EXPECT_EQ(e.code(), ErrorCode::NoKernel);
-  }
+  expect_error(ErrorCode::NoKernel, [] { require_contract("pad_circular_b4"); });
 }
 
 TEST(FkcShipped, DumpRoundTripsThroughTheLoader) {
@@ -159,26 +146,20 @@ TEST(FkcFormula, CanonicalText) {
 }
 
 TEST(FkcFormula, ErrorsNameTheLocationAndTheCause) {
-  const auto unknown = contract_error_of([] { Formula::parse("n_out * width", {"x.fkc.md", 12}, "cost.flops"); });
-  EXPECT_NE(unknown.find("x.fkc.md:12: cost.flops"), std::string::npos) << unknown;
-  EXPECT_NE(unknown.find("unknown symbol 'width'"), std::string::npos) << unknown;
+  const auto unknown = expect_error(ErrorCode::ContractError, [] {
+    Formula::parse("n_out * width", {"x.fkc.md", 12}, "cost.flops");
+  });
+  EXPECT_THAT(unknown, HasSubstr("x.fkc.md:12: cost.flops"));
+  EXPECT_THAT(unknown, HasSubstr("unknown symbol 'width'"));
   for (const char* bad : {"", "n_out +", "(n_out", "n_out)", "n_out n_in", "2..5", "n_out % 2", "*3"})
-    contract_error_of([&] { parse(bad); });
+    expect_error(ErrorCode::ContractError, [&] { parse(bad); });
 }
 
 TEST(FkcFormula, EvaluationNeedsEverySymbol) {
-  try {
-    parse("n_out * dtype_bytes").evaluate({{"n_out", 3}});
-    ADD_FAILURE() << "no error";
-  } catch (const Error& e) {
-    EXPECT_EQ(e.code(), ErrorCode::InvalidArgument);
-  }
-  try {
+  expect_error(ErrorCode::InvalidArgument, [] { parse("n_out * dtype_bytes").evaluate({{"n_out", 3}}); });
+  expect_error(ErrorCode::InvalidArgument, [] {
     parse("n_out / (n_in - n_in)").evaluate({{"n_out", 3}, {"n_in", 2}});
-    ADD_FAILURE() << "no error";
-  } catch (const Error& e) {
-    EXPECT_EQ(e.code(), ErrorCode::InvalidArgument);
-  }
+  });
 }
 
 // ---- revision hash --------------------------------------------------------------------------
@@ -297,9 +278,9 @@ TEST_P(FkcBadFixture, FailsWithItsOwnRuleAtItsOwnLine) {
   const std::string where = file + ":" + std::to_string(expect.line) + ": ";
 
   if (!expect.link_problem) {
-    const auto msg = contract_error_of([&] { load({provider_source(), {file, text}}); });
-    EXPECT_NE(msg.find(where), std::string::npos) << "expected " << where << "\n got: " << msg;
-    EXPECT_NE(msg.find(expect.text), std::string::npos) << "expected rule: " << expect.text << "\n got: " << msg;
+    const auto msg = expect_error(ErrorCode::ContractError, [&] { load({provider_source(), {file, text}}); });
+    EXPECT_THAT(msg, HasSubstr(where));
+    EXPECT_THAT(msg, HasSubstr(expect.text));
     return;
   }
   const auto set = load({provider_source(), {file, text}});
@@ -324,21 +305,23 @@ TEST(FkcBadFixture, EveryFixtureIsListed) {
 }
 
 TEST(FkcDocument, StructureErrors) {
-  const auto no_heading = contract_error_of([] {
+  const auto no_heading = expect_error(ErrorCode::ContractError, [] {
     load({provider_source(), {"d.fkc.md", "text\n```fkc\nkernel: x\n```\n"}});
   });
-  EXPECT_NE(no_heading.find("d.fkc.md:2: an fkc block must sit under"), std::string::npos) << no_heading;
-  const auto open = contract_error_of([] { load({provider_source(), {"d.fkc.md", "## x\n\n```fkc\nkernel: x\n"}}); });
-  EXPECT_NE(open.find("d.fkc.md:3: fenced block is never closed"), std::string::npos) << open;
-  const auto two = contract_error_of([] { load({provider_source(), provider_source()}); });
-  EXPECT_NE(two.find("second provider front matter"), std::string::npos) << two;
-  const auto none = contract_error_of([] { load({{"d.fkc.md", "# nothing\n"}}); });
-  EXPECT_NE(none.find("no provider front matter"), std::string::npos) << none;
-  const auto yaml = contract_error_of([] {
+  EXPECT_THAT(no_heading, HasSubstr("d.fkc.md:2: an fkc block must sit under"));
+  const auto open = expect_error(ErrorCode::ContractError, [] {
+    load({provider_source(), {"d.fkc.md", "## x\n\n```fkc\nkernel: x\n"}});
+  });
+  EXPECT_THAT(open, HasSubstr("d.fkc.md:3: fenced block is never closed"));
+  const auto two = expect_error(ErrorCode::ContractError, [] { load({provider_source(), provider_source()}); });
+  EXPECT_THAT(two, HasSubstr("second provider front matter"));
+  const auto none = expect_error(ErrorCode::ContractError, [] { load({{"d.fkc.md", "# nothing\n"}}); });
+  EXPECT_THAT(none, HasSubstr("no provider front matter"));
+  const auto yaml = expect_error(ErrorCode::ContractError, [] {
     load({provider_source(), {"d.fkc.md", "## x\n\n```fkc\nkernel: [x\n```\n"}});
   });
-  EXPECT_NE(yaml.find("d.fkc.md:"), std::string::npos) << yaml;
-  EXPECT_NE(yaml.find("YAML syntax"), std::string::npos) << yaml;
+  EXPECT_THAT(yaml, HasSubstr("d.fkc.md:"));
+  EXPECT_THAT(yaml, HasSubstr("YAML syntax"));
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
 // The Judge and the benchmark on the test device, small: well-formed output, a fitted cost per kernel,
 // and stale entries (another revision hash) ignored.
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -7,6 +8,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
+#include "expect_error.hpp"
 #include "fkc/catalog.hpp"
 #include "fvk/error.hpp"
 #include "gpu_fixture.hpp"
@@ -17,6 +19,8 @@
 
 namespace fvk::testing {
 namespace {
+
+using ::testing::HasSubstr;
 
 TEST(JudgeFit, RecoversOverheadAndBandwidth) {
   std::vector<std::pair<double, double>> samples;
@@ -50,8 +54,8 @@ TEST(Judge, MeasuresOnlyWhatTheDeviceRuns) {
                                         [&](const judge::JudgeProgress& p) { measured.push_back(p.kernel); });
   EXPECT_EQ(measured, std::vector<std::string>{"pad_reflect_portable_b4"});
   ASSERT_EQ(skipped.size(), 1u);
-  EXPECT_NE(skipped[0].find("pad_reflect_b4"), std::string::npos) << skipped[0];
-  EXPECT_NE(skipped[0].find("subgroupBallot"), std::string::npos) << skipped[0];
+  EXPECT_THAT(skipped[0], HasSubstr("pad_reflect_b4"));
+  EXPECT_THAT(skipped[0], HasSubstr("subgroupBallot"));
   EXPECT_TRUE(limited.validation_messages().empty());
 }
 
@@ -86,13 +90,7 @@ TEST_F(GpuTest, JudgeWritesACostTableThePlannerCanRead) {
 TEST(CostTable, MalformedFileIsAnErrorNamingIt) {
   const auto path = (std::filesystem::temp_directory_path() / "fvk_bad_cost_table.json").string();
   std::ofstream(path) << "{not json";
-  try {
-    judge::CostTable::load(path);
-    ADD_FAILURE();
-  } catch (const Error& e) {
-    EXPECT_EQ(e.code(), ErrorCode::InvalidFile);
-    EXPECT_NE(std::string(e.what()).find(path), std::string::npos);
-  }
+  EXPECT_THAT(expect_error(ErrorCode::InvalidFile, [&] { judge::CostTable::load(path); }), HasSubstr(path));
   std::filesystem::remove(path);
 }
 
@@ -112,7 +110,7 @@ TEST_F(GpuTest, BenchReportsBandwidthAgainstTheCopyRoofline) {
   const auto j = nlohmann::json::parse(judge::to_json(result));
   EXPECT_EQ(j.at("results").at(0).at("kernel"), "pad_const_b4");
   EXPECT_EQ(j.at("results").at(0).at("shape_set"), "small");
-  EXPECT_NE(judge::to_csv(result).find("pad_const_b4"), std::string::npos);
+  EXPECT_THAT(judge::to_csv(result), HasSubstr("pad_const_b4"));
 }
 
 TEST_F(GpuTest, BenchCountsTheBytesThatMustMove) {

@@ -1,4 +1,5 @@
 // .npy reading and writing: round trips for every dtype, hand-built headers, and the errors.
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -8,6 +9,7 @@
 #include <random>
 #include <string>
 
+#include "expect_error.hpp"
 #include "fvk/error.hpp"
 #include "io/npy.hpp"
 
@@ -15,6 +17,8 @@ namespace fvk {
 namespace {
 
 namespace fs = std::filesystem;
+using fvk::testing::expect_error;
+using ::testing::HasSubstr;
 
 class Npy : public ::testing::Test {
  protected:
@@ -45,16 +49,6 @@ class Npy : public ::testing::Test {
 
   fs::path dir_;
 };
-
-template <typename Fn>
-void expect_code(ErrorCode code, Fn&& fn) {
-  try {
-    fn();
-    ADD_FAILURE() << "expected fvk::Error " << to_string(code);
-  } catch (const Error& e) {
-    EXPECT_EQ(e.code(), code) << e.what();
-  }
-}
 
 std::string bytes_of(std::initializer_list<std::int32_t> values) {
   std::string s(values.size() * 4, '\0');
@@ -91,7 +85,7 @@ TEST_F(Npy, BF16IsWrittenAsU16) {
   HostTensor f = HostTensor::zeros(DType::F32, {1});
   io::write_npy(path("f.npy"), f);
   EXPECT_EQ(io::read_npy(path("f.npy"), DType::BF16).tensor.dtype, DType::F32);
-  expect_code(ErrorCode::InvalidArgument, [&] { io::read_npy(path("b.npy"), DType::F32); });
+  expect_error(ErrorCode::InvalidArgument, [&] { io::read_npy(path("b.npy"), DType::F32); });
 }
 
 TEST_F(Npy, HeaderTextIsWhatNumpyWrites) {
@@ -144,21 +138,21 @@ TEST_F(Npy, FortranOrderIsReportedNotReordered) {
 
 TEST_F(Npy, FileErrors) {
   const std::string header = "{'descr': '<i4', 'fortran_order': False, 'shape': (2,), }";
-  expect_code(ErrorCode::InvalidFile, [&] { io::read_npy(path("missing.npy")); });
-  expect_code(ErrorCode::InvalidFile, [&] {
+  expect_error(ErrorCode::InvalidFile, [&] { io::read_npy(path("missing.npy")); });
+  expect_error(ErrorCode::InvalidFile, [&] {
     io::read_npy(write_raw("magic.npy", 1, header, bytes_of({1, 2}), "\x93NUMPZ"));
   });
-  expect_code(ErrorCode::InvalidFile, [&] { io::read_npy(write_raw("trunc.npy", 1, header, bytes_of({1}))); });
-  expect_code(ErrorCode::InvalidFile, [&] { io::read_npy(write_raw("long.npy", 1, header, bytes_of({1, 2, 3}))); });
-  expect_code(ErrorCode::InvalidFile, [&] { io::read_npy(write_raw("v4.npy", 4, header, bytes_of({1, 2}))); });
-  expect_code(ErrorCode::InvalidFile, [&] {
+  expect_error(ErrorCode::InvalidFile, [&] { io::read_npy(write_raw("trunc.npy", 1, header, bytes_of({1}))); });
+  expect_error(ErrorCode::InvalidFile, [&] { io::read_npy(write_raw("long.npy", 1, header, bytes_of({1, 2, 3}))); });
+  expect_error(ErrorCode::InvalidFile, [&] { io::read_npy(write_raw("v4.npy", 4, header, bytes_of({1, 2}))); });
+  expect_error(ErrorCode::InvalidFile, [&] {
     io::read_npy(
         write_raw("key.npy", 1, "{'descr': '<i4', 'fortran_order': False, 'shape': (2,), 'x': 1}", bytes_of({1, 2})));
   });
-  expect_code(ErrorCode::InvalidFile, [&] {
+  expect_error(ErrorCode::InvalidFile, [&] {
     io::read_npy(write_raw("noshape.npy", 1, "{'descr': '<i4', 'fortran_order': False}", bytes_of({1, 2})));
   });
-  expect_code(ErrorCode::InvalidFile, [&] {
+  expect_error(ErrorCode::InvalidFile, [&] {
     io::read_npy(write_raw("negdim.npy", 1, "{'descr': '<i4', 'fortran_order': False, 'shape': (-2,)}", ""));
   });
   // A header whose declared length runs past the end of the file.
@@ -166,9 +160,9 @@ TEST_F(Npy, FileErrors) {
     std::string bytes = std::string("\x93NUMPY\x01\x00", 8) + std::string("\xff\x00", 2) + "{'descr'";
     std::ofstream(path("short.npy"), std::ios::binary).write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
   }
-  expect_code(ErrorCode::InvalidFile, [&] { io::read_npy(path("short.npy")); });
+  expect_error(ErrorCode::InvalidFile, [&] { io::read_npy(path("short.npy")); });
   { std::ofstream(path("empty.npy"), std::ios::binary); }
-  expect_code(ErrorCode::InvalidFile, [&] { io::read_npy(path("empty.npy")); });
+  expect_error(ErrorCode::InvalidFile, [&] { io::read_npy(path("empty.npy")); });
 }
 
 TEST_F(Npy, UnsupportedDTypes) {
@@ -176,30 +170,26 @@ TEST_F(Npy, UnsupportedDTypes) {
     const auto p =
         write_raw("d.npy", 1, std::string("{'descr': '") + descr + "', 'fortran_order': False, 'shape': (), }",
                   std::string(16, '\0'));
-    expect_code(ErrorCode::UnsupportedLayout, [&] { io::read_npy(p); });
+    expect_error(ErrorCode::UnsupportedLayout, [&] { io::read_npy(p); });
   }
   const auto p =
       write_raw("s.npy", 1, "{'descr': [('a', '<i4')], 'fortran_order': False, 'shape': (), }", bytes_of({1}));
-  expect_code(ErrorCode::UnsupportedLayout, [&] { io::read_npy(p); });
+  expect_error(ErrorCode::UnsupportedLayout, [&] { io::read_npy(p); });
 }
 
 TEST_F(Npy, BigEndianMessageNamesFileAndRule) {
   const auto p = write_raw("be.npy", 1, "{'descr': '>f4', 'fortran_order': False, 'shape': (1,), }", bytes_of({0}));
-  try {
-    io::read_npy(p);
-    FAIL() << "expected an error";
-  } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find("be.npy"), std::string::npos) << e.what();
-    EXPECT_NE(std::string(e.what()).find("big-endian"), std::string::npos) << e.what();
-  }
+  const auto message = expect_error(ErrorCode::UnsupportedLayout, [&] { io::read_npy(p); });
+  EXPECT_THAT(message, HasSubstr("be.npy"));
+  EXPECT_THAT(message, HasSubstr("big-endian"));
 }
 
 TEST_F(Npy, WriteChecksTheTensor) {
   HostTensor t = HostTensor::zeros(DType::F32, {2});
   t.data.pop_back();
-  expect_code(ErrorCode::InvalidArgument, [&] { io::write_npy(path("w.npy"), t); });
-  expect_code(ErrorCode::InvalidFile,
-              [&] { io::write_npy(path("no_such_dir/w.npy"), HostTensor::zeros(DType::F32, {1})); });
+  expect_error(ErrorCode::InvalidArgument, [&] { io::write_npy(path("w.npy"), t); });
+  expect_error(ErrorCode::InvalidFile,
+               [&] { io::write_npy(path("no_such_dir/w.npy"), HostTensor::zeros(DType::F32, {1})); });
 }
 
 }  // namespace

@@ -3,10 +3,12 @@
 // the constraint no candidate met; and every op on strided, transposed, sliced-with-offset,
 // broadcast and reversed views giving exactly what the dense path gives on the realized input.
 #include <fmt/format.h>
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <random>
 
+#include "expect_error.hpp"
 #include "fkc/catalog.hpp"
 #include "fvk/batch.hpp"
 #include "fvk/error.hpp"
@@ -26,6 +28,8 @@ namespace {
 
 using planner::OpRequest;
 using planner::Request;
+using ::testing::HasSubstr;
+using ::testing::Not;
 
 Request pad_request(PadMode mode, ViewLayout in, std::vector<std::int64_t> left, std::vector<std::int64_t> right,
                     PlanPolicy policy = PlanPolicy::DeterministicOnly) {
@@ -50,17 +54,6 @@ Request long_replicate_sums(PlanPolicy policy) {
                  PadSpec{PadMode::Replicate, {0, 0, 0}, {100, 100, 0}},
                  Scalar::from_int(0),
                  policy};
-}
-
-template <typename Fn>
-ErrorCode code_of(Fn&& fn, std::string* message = nullptr) {
-  try {
-    fn();
-  } catch (const Error& e) {
-    if (message) *message = e.what();
-    return e.code();
-  }
-  return ErrorCode::Internal;
 }
 
 TEST(Planner, DenseInputHasNoContiguizeStep) {
@@ -161,14 +154,10 @@ TEST(Planner, DevicesThatEndLongLoopsGetTheAtomicKernelForLongSums) {
             "pad_backward_replicate_f32");
   EXPECT_EQ(planner::plan(request(PlanPolicy::AllowNondeterministic), {&unlimited, nullptr}).kernel_step().kernel,
             "pad_backward_replicate_det_f32");
-  std::string msg;
-  EXPECT_EQ(code_of(
-                [&] {
-                  planner::plan(request(PlanPolicy::DeterministicOnly), {&limited, nullptr});
-                },
-                &msg),
-            ErrorCode::NoKernel);
-  EXPECT_NE(msg.find("ends loops after 65535"), std::string::npos) << msg;
+  const auto msg = expect_error(ErrorCode::NoKernel, [&] {
+    planner::plan(request(PlanPolicy::DeterministicOnly), {&limited, nullptr});
+  });
+  EXPECT_THAT(msg, HasSubstr("ends loops after 65535"));
   // Short sums stay on the deterministic kernel on the limited device too.
   const Request small{OpRequest::PadBackward,
                       PadMode::Replicate,
@@ -180,21 +169,18 @@ TEST(Planner, DevicesThatEndLongLoopsGetTheAtomicKernelForLongSums) {
 }
 
 TEST(Planner, ImpossibleRequestsSayWhichConstraintFailed) {
-  std::string msg;
   const ViewLayout rank9 = ViewLayout::dense(DType::F32, {1, 1, 1, 1, 1, 1, 1, 1, 2});
-  EXPECT_EQ(code_of([&] { planner::plan(pad_request(PadMode::Constant, rank9, {}, {})); }, &msg), ErrorCode::NoKernel);
-  EXPECT_NE(msg.find("rank 9"), std::string::npos) << msg;
-  EXPECT_NE(msg.find("1..=8"), std::string::npos) << msg;
+  const auto rank_msg =
+      expect_error(ErrorCode::NoKernel, [&] { planner::plan(pad_request(PadMode::Constant, rank9, {}, {})); });
+  EXPECT_THAT(rank_msg, HasSubstr("rank 9"));
+  EXPECT_THAT(rank_msg, HasSubstr("1..=8"));
 
-  EXPECT_EQ(code_of(
-                [&] {
-                  planner::plan(backward_request(PadMode::Reflect, ViewLayout::dense(DType::I32, {4, 4}),
-                                                 PlanPolicy::AllowNondeterministic));
-                },
-                &msg),
-            ErrorCode::NoKernel);
-  EXPECT_NE(msg.find("dtype"), std::string::npos) << msg;
-  EXPECT_NE(msg.find("i32"), std::string::npos) << msg;
+  const auto dtype_msg = expect_error(ErrorCode::NoKernel, [&] {
+    planner::plan(
+        backward_request(PadMode::Reflect, ViewLayout::dense(DType::I32, {4, 4}), PlanPolicy::AllowNondeterministic));
+  });
+  EXPECT_THAT(dtype_msg, HasSubstr("dtype"));
+  EXPECT_THAT(dtype_msg, HasSubstr("i32"));
 
   Request mf{OpRequest::MaskedFill,
              PadMode::Constant,
@@ -202,27 +188,22 @@ TEST(Planner, ImpossibleRequestsSayWhichConstraintFailed) {
              {},
              Scalar::from_int(0),
              PlanPolicy::DeterministicOnly};
-  EXPECT_EQ(code_of([&] { planner::plan(mf); }, &msg), ErrorCode::NoKernel);
-  EXPECT_NE(msg.find("mask dtype u8"), std::string::npos) << msg;
+  EXPECT_THAT(expect_error(ErrorCode::NoKernel, [&] { planner::plan(mf); }), HasSubstr("mask dtype u8"));
 
   // A device without a kernel's features (DeviceInfo's are all off): NoKernel, naming the feature.
   // The f64 backwards need shaderFloat64.
   DeviceInfo bare;
   bare.name = "no optional features";
-  EXPECT_EQ(code_of(
-                [&] {
-                  planner::plan(backward_request(PadMode::Replicate, ViewLayout::dense(DType::F64, {4, 4}),
-                                                 PlanPolicy::AllowNondeterministic),
-                                planner::PlanContext{&bare, nullptr});
-                },
-                &msg),
-            ErrorCode::NoKernel);
-  EXPECT_NE(msg.find("shaderFloat64"), std::string::npos) << msg;
+  const auto feature_msg = expect_error(ErrorCode::NoKernel, [&] {
+    planner::plan(
+        backward_request(PadMode::Replicate, ViewLayout::dense(DType::F64, {4, 4}), PlanPolicy::AllowNondeterministic),
+        planner::PlanContext{&bare, nullptr});
+  });
+  EXPECT_THAT(feature_msg, HasSubstr("shaderFloat64"));
 
   // The op's own rules still apply once a kernel is found.
-  EXPECT_EQ(
-      code_of([&] { planner::plan(pad_request(PadMode::Reflect, ViewLayout::dense(DType::F32, {3}), {3}, {0})); }),
-      ErrorCode::ReflectPadTooLarge);
+  expect_error(ErrorCode::ReflectPadTooLarge,
+               [&] { planner::plan(pad_request(PadMode::Reflect, ViewLayout::dense(DType::F32, {3}), {3}, {0})); });
 }
 
 // The portable builds (no subgroup operations, no f64 atomic add) stand in for the fast ones only on
@@ -277,15 +258,11 @@ TEST(Planner, PortableBuildsOnlyWhereTheFastOnesCannotRun) {
   // not the portable build the device does not need.
   DeviceInfo limited = full;
   limited.max_loop_iterations = 65535;
-  std::string msg;
-  EXPECT_EQ(code_of(
-                [&] {
-                  planner::plan(long_replicate_sums(PlanPolicy::DeterministicOnly), {&limited, nullptr});
-                },
-                &msg),
-            ErrorCode::NoKernel);
-  EXPECT_NE(msg.find("ends loops after 65535"), std::string::npos) << msg;
-  EXPECT_EQ(msg.find("portable"), std::string::npos) << msg;
+  const auto msg = expect_error(ErrorCode::NoKernel, [&] {
+    planner::plan(long_replicate_sums(PlanPolicy::DeterministicOnly), {&limited, nullptr});
+  });
+  EXPECT_THAT(msg, HasSubstr("ends loops after 65535"));
+  EXPECT_THAT(msg, Not(HasSubstr("portable")));
   EXPECT_EQ(ops::fast_build_of("pad_reflect_b1"), "");
   EXPECT_EQ(ops::fast_build_of("pad_backward_reflect_det_portable_f32_x"), "");
 }

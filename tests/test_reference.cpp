@@ -6,12 +6,15 @@
 #include <cstring>
 #include <vector>
 
+#include "expect_error.hpp"
 #include "fvk/error.hpp"
 #include "fvk/pad_spec.hpp"
 #include "reference/reference.hpp"
 
 namespace fvk {
 namespace {
+
+using fvk::testing::expect_error;
 
 template <typename T>
 HostTensor make(DType dtype, Shape shape, const std::vector<T>& values) {
@@ -36,16 +39,6 @@ PadGeometry forward(const Shape& in, PadMode mode, std::vector<std::int64_t> lef
 PadGeometry backward(const Shape& grad_out, PadMode mode, std::vector<std::int64_t> left,
                      std::vector<std::int64_t> right) {
   return infer_pad_backward(grad_out, PadSpec{mode, std::move(left), std::move(right)});
-}
-
-template <typename Fn>
-void expect_code(ErrorCode code, Fn&& fn) {
-  try {
-    fn();
-    ADD_FAILURE() << "expected fvk::Error " << to_string(code);
-  } catch (const Error& e) {
-    EXPECT_EQ(e.code(), code) << e.what();
-  }
 }
 
 // ---- forward ----
@@ -83,7 +76,7 @@ TEST(ReferencePad, ConstantEveryWidth) {
 
 TEST(ReferencePad, FillBitsAboveWidthAreRejected) {
   const auto in = make<std::uint8_t>(DType::U8, {1}, {1});
-  expect_code(ErrorCode::InvalidArgument, [&] { ref::pad(in, forward({1}, PadMode::Constant, {1}, {0}), 0x100); });
+  expect_error(ErrorCode::InvalidArgument, [&] { ref::pad(in, forward({1}, PadMode::Constant, {1}, {0}), 0x100); });
 }
 
 TEST(ReferencePad, Constant2D) {
@@ -133,11 +126,11 @@ TEST(ReferencePad, Rank8Replicate) {
 
 TEST(ReferencePad, GeometryMustMatchInput) {
   const auto in = make<std::int32_t>(DType::I32, {3}, {1, 2, 3});
-  expect_code(ErrorCode::ShapeMismatch, [&] { ref::pad(in, forward({4}, PadMode::Constant, {1}, {1}), 0); });
+  expect_error(ErrorCode::ShapeMismatch, [&] { ref::pad(in, forward({4}, PadMode::Constant, {1}, {1}), 0); });
   auto g = forward({3}, PadMode::Reflect, {1}, {1});
   g.left[0] = 3;  // a geometry that skipped infer_pad: reflect pad beyond dim - 1
   g.out[0] = 7;
-  expect_code(ErrorCode::ReflectPadTooLarge, [&] { ref::pad(in, g, 0); });
+  expect_error(ErrorCode::ReflectPadTooLarge, [&] { ref::pad(in, g, 0); });
 }
 
 // ---- backward ----
@@ -245,13 +238,13 @@ TEST(ReferenceBackward, SingleContributorKeepsItsBitsAndSumsStartFromTheFirstTer
 
 TEST(ReferenceBackward, Errors) {
   const auto grad_out = make<float>(DType::F32, {4}, {1, 2, 3, 4});
-  expect_code(ErrorCode::InvalidArgument,
-              [&] { ref::pad_backward_sum(grad_out, backward({4}, PadMode::Constant, {1}, {1})); });
+  expect_error(ErrorCode::InvalidArgument,
+               [&] { ref::pad_backward_sum(grad_out, backward({4}, PadMode::Constant, {1}, {1})); });
   const auto ints = make<std::int32_t>(DType::I32, {4}, {1, 2, 3, 4});
-  expect_code(ErrorCode::DTypeNotAccepted,
-              [&] { ref::pad_backward_sum(ints, backward({4}, PadMode::Reflect, {1}, {1})); });
-  expect_code(ErrorCode::ShapeMismatch,
-              [&] { ref::pad_backward_sum(grad_out, backward({5}, PadMode::Reflect, {1}, {1})); });
+  expect_error(ErrorCode::DTypeNotAccepted,
+               [&] { ref::pad_backward_sum(ints, backward({4}, PadMode::Reflect, {1}, {1})); });
+  expect_error(ErrorCode::ShapeMismatch,
+               [&] { ref::pad_backward_sum(grad_out, backward({5}, PadMode::Reflect, {1}, {1})); });
 }
 
 // ---- masked_fill ----
@@ -265,10 +258,10 @@ TEST(ReferenceMaskedFill, FillsWhereMaskIsNonzero) {
 
 TEST(ReferenceMaskedFill, Errors) {
   const auto in = make<float>(DType::F32, {2}, {1, 2});
-  expect_code(ErrorCode::DTypeNotAccepted, [&] {
+  expect_error(ErrorCode::DTypeNotAccepted, [&] {
     ref::masked_fill(in, make<std::uint8_t>(DType::U8, {2}, {0, 1}), 0);
   });
-  expect_code(ErrorCode::ShapeMismatch, [&] {
+  expect_error(ErrorCode::ShapeMismatch, [&] {
     ref::masked_fill(in, make<std::uint8_t>(DType::Bool, {1, 2}, {0, 1}), 0);
   });
 }
@@ -305,15 +298,15 @@ TEST(ReferenceContiguize, NegativeZeroAndTransposedStrides) {
 TEST(ReferenceContiguize, OutOfBoundsViewsAreRejected) {
   const auto base = iota_bytes(12);
   const std::int64_t neg[] = {-2};
-  expect_code(ErrorCode::InvalidArgument, [&] { ref::contiguize(base, DType::I32, {3}, neg, 3); });  // 3,1,-1
+  expect_error(ErrorCode::InvalidArgument, [&] { ref::contiguize(base, DType::I32, {3}, neg, 3); });  // 3,1,-1
   const std::int64_t wide[] = {6};
-  expect_code(ErrorCode::InvalidArgument, [&] { ref::contiguize(base, DType::I32, {2}, wide, 6); });  // 6,12
+  expect_error(ErrorCode::InvalidArgument, [&] { ref::contiguize(base, DType::I32, {2}, wide, 6); });  // 6,12
   // 12 i32 are 6 f64: element 6 is past the end.
   const std::int64_t unit[] = {1};
-  expect_code(ErrorCode::InvalidArgument, [&] { ref::contiguize(base, DType::F64, {7}, unit, 0); });
+  expect_error(ErrorCode::InvalidArgument, [&] { ref::contiguize(base, DType::F64, {7}, unit, 0); });
   const std::int64_t huge[] = {std::int64_t{1} << 62};
-  expect_code(ErrorCode::InvalidArgument, [&] { ref::contiguize(base, DType::I32, {5}, huge, 0); });
-  expect_code(ErrorCode::InvalidArgument, [&] { ref::contiguize(base, DType::I32, {2, 2}, unit, 0); });
+  expect_error(ErrorCode::InvalidArgument, [&] { ref::contiguize(base, DType::I32, {5}, huge, 0); });
+  expect_error(ErrorCode::InvalidArgument, [&] { ref::contiguize(base, DType::I32, {2, 2}, unit, 0); });
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
 // The runtime layer: SPIR-V reflection of the embedded kernels, and the validation-layer plumbing the
 // whole suite relies on (a planted API misuse must be reported).
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -10,6 +11,7 @@
 #include <stdexcept>
 #include <thread>
 
+#include "expect_error.hpp"
 #include "fvk/context.hpp"
 #include "fvk/error.hpp"
 #include "fvk/ops.hpp"
@@ -30,6 +32,8 @@
 
 namespace fvk::testing {
 namespace {
+
+using ::testing::HasSubstr;
 
 TEST(SpirvReflect, KernelsHaveThreeBindingsAndTheirPushConstantBlocks) {
   int seen = 0;
@@ -104,12 +108,8 @@ TEST(SpirvReflect, PassesShareTheUnionOfTheirInterfaces) {
   EXPECT_EQ(u.storage_buffer_bindings, (std::vector<std::uint32_t>{0, 1, 2}));
   EXPECT_EQ(u.push_constant_bytes, std::max(copy.push_constant_bytes, det.push_constant_bytes));
   EXPECT_EQ(u.local_size_x, 256u);
-  try {
-    rt::reflect_passes({});
-    ADD_FAILURE() << "a kernel without modules was reflected";
-  } catch (const Error& e) {
-    EXPECT_EQ(e.code(), ErrorCode::Internal);
-  }
+  // A kernel without modules is not reflected.
+  expect_error(ErrorCode::Internal, [] { rt::reflect_passes({}); });
 }
 
 // The passes of a kernel share one pipeline layout but each dispatches with its own workgroup size:
@@ -126,13 +126,9 @@ TEST(Pipelines, APassTheKernelLacksIsAnInternalError) {
   auto& device = shared_context().runtime();
   EXPECT_NO_THROW(device.kernel("pad_backward_replicate_det_f32", 12));
   EXPECT_THROW(device.kernel("copy_b4", 1), Error);  // a kernel without passes has pass 0 only
-  try {
-    device.kernel("pad_backward_replicate_det_f32", 13);
-    ADD_FAILURE() << "pass 13 of a kernel with passes 0-12 was built";
-  } catch (const Error& e) {
-    EXPECT_EQ(e.code(), ErrorCode::Internal);
-    EXPECT_NE(std::string(e.what()).find("passes 0 to 12"), std::string::npos) << e.what();
-  }
+  // Pass 13 of a kernel with passes 0-12 is not built.
+  EXPECT_THAT(expect_error(ErrorCode::Internal, [&] { device.kernel("pad_backward_replicate_det_f32", 13); }),
+              HasSubstr("passes 0 to 12"));
 }
 
 TEST(SpirvReflect, RejectsGarbage) {
@@ -176,8 +172,7 @@ TEST(Validation, BoundsCheckReportsAnAccessOutsideTheBuffer) {
   copy_from(rt::Buffer(device, 64, rt::MemoryKind::Device));
   const auto messages = ctx.validation_messages();
   ASSERT_EQ(messages.size(), 1u) << "an access past the source's end went unreported";
-  EXPECT_NE(messages.front().find("access out of bounds. Descriptor size is 64"), std::string::npos)
-      << messages.front();
+  EXPECT_THAT(messages.front(), HasSubstr("access out of bounds. Descriptor size is 64"));
 }
 
 // Dispatches that need more workgroups than x allows continue in y; every kernel must cover exactly
@@ -261,13 +256,9 @@ TEST(Pipelines, OnePipelinePerSetOfConstants) {
   EXPECT_EQ(ka.constants[4].value, 4u);
   EXPECT_EQ(device.pipelines_with_constants(), before + 2);
   for (const auto& bad : {std::vector<rt::SpecConstant>{{1, 3}}, std::vector<rt::SpecConstant>{{2, 1}, {2, 1}}}) {
-    try {
-      (void)device.kernel("pad_const_b4", 1, 1, bad);
-      ADD_FAILURE() << "constant " << bad.back().id << " accepted";
-    } catch (const Error& e) {
-      EXPECT_EQ(e.code(), ErrorCode::Internal);
-      EXPECT_NE(std::string(e.what()).find("specialization constant"), std::string::npos) << e.what();
-    }
+    SCOPED_TRACE("constant " + std::to_string(bad.back().id));
+    EXPECT_THAT(expect_error(ErrorCode::Internal, [&] { (void)device.kernel("pad_const_b4", 1, 1, bad); }),
+                HasSubstr("specialization constant"));
   }
   EXPECT_EQ(device.pipelines_with_constants(), before + 2);
   EXPECT_TRUE(ctx.validation_messages().empty());
@@ -485,14 +476,9 @@ TEST(ShapeConstants, TheSettingDecidesWhatTheOpBuilds) {
     EXPECT_EQ(ctx.runtime().shape_constants(), ShapeConstants::Never);
   }
   ASSERT_EQ(setenv("FVK_SHAPE_CONSTANTS", "sometimes", 1), 0);
-  try {
-    Context ctx;
-    ADD_FAILURE() << "FVK_SHAPE_CONSTANTS=sometimes accepted";
-  } catch (const Error& e) {
-    EXPECT_EQ(e.code(), ErrorCode::InvalidArgument);
-    EXPECT_NE(std::string(e.what()).find("FVK_SHAPE_CONSTANTS"), std::string::npos) << e.what();
-    EXPECT_NE(std::string(e.what()).find("auto, never or always"), std::string::npos) << e.what();
-  }
+  const auto sometimes = expect_error(ErrorCode::InvalidArgument, [] { Context ctx; });
+  EXPECT_THAT(sometimes, HasSubstr("FVK_SHAPE_CONSTANTS"));
+  EXPECT_THAT(sometimes, HasSubstr("auto, never or always"));
   ASSERT_EQ(unsetenv("FVK_SHAPE_CONSTANTS"), 0);
 }
 
@@ -531,13 +517,8 @@ TEST(ShapeConstants, SmallGeometriesTurnHot) {
   }
   for (const char* bad : {"-1", "abc", "3x", "99999999999"}) {
     ASSERT_EQ(setenv("FVK_SPECIALIZE_AFTER", bad, 1), 0);
-    try {
-      Context ctx;
-      ADD_FAILURE() << "FVK_SPECIALIZE_AFTER=" << bad << " accepted";
-    } catch (const Error& e) {
-      EXPECT_EQ(e.code(), ErrorCode::InvalidArgument);
-      EXPECT_NE(std::string(e.what()).find("FVK_SPECIALIZE_AFTER"), std::string::npos) << e.what();
-    }
+    SCOPED_TRACE(std::string("FVK_SPECIALIZE_AFTER=") + bad);
+    EXPECT_THAT(expect_error(ErrorCode::InvalidArgument, [] { Context ctx; }), HasSubstr("FVK_SPECIALIZE_AFTER"));
   }
   ASSERT_EQ(unsetenv("FVK_SPECIALIZE_AFTER"), 0);
 }
@@ -578,26 +559,18 @@ TEST(ShapeConstants, AHotPassRunsThePipelineBuiltForItsGeometry) {
 TEST(PipelineStatistics, NeedTheContextOption) {
   Context ctx;
   const auto& kernel = ctx.runtime().kernel("copy_b4");
-  try {
-    (void)ctx.runtime().pipeline_statistics(kernel);
-    FAIL() << "statistics without capture_pipeline_statistics";
-  } catch (const Error& e) {
-    EXPECT_EQ(e.code(), ErrorCode::InvalidArgument);
-    EXPECT_NE(std::string(e.what()).find("capture_pipeline_statistics"), std::string::npos) << e.what();
-  }
+  // No statistics without capture_pipeline_statistics.
+  EXPECT_THAT(expect_error(ErrorCode::InvalidArgument, [&] { (void)ctx.runtime().pipeline_statistics(kernel); }),
+              HasSubstr("capture_pipeline_statistics"));
 }
 
 TEST(PipelineStatistics, ReportedWhereTheDriverHasThem) {
   ContextOptions options;
   options.capture_pipeline_statistics = true;
   if (!shared_context().device_info().pipeline_statistics) {
-    try {
-      Context ctx(options);
-      FAIL() << "a device without VK_KHR_pipeline_executable_properties accepted capture_pipeline_statistics";
-    } catch (const Error& e) {
-      EXPECT_EQ(e.code(), ErrorCode::FeatureMissing);
-      EXPECT_NE(std::string(e.what()).find("VK_KHR_pipeline_executable_properties"), std::string::npos) << e.what();
-    }
+    // A device without VK_KHR_pipeline_executable_properties refuses capture_pipeline_statistics.
+    EXPECT_THAT(expect_error(ErrorCode::FeatureMissing, [&] { Context ctx(options); }),
+                HasSubstr("VK_KHR_pipeline_executable_properties"));
     return;
   }
   Context ctx(options);
@@ -628,13 +601,9 @@ TEST(DispatchGrid, CoversTheInvocationsWithin32Bits) {
     EXPECT_LE(g.x, 65535u);
   }
   auto refused = [](std::uint64_t n, std::uint64_t max_x, std::uint64_t max_y, const char* words) {
-    try {
-      (void)rt::dispatch_grid(n, 256, max_x, max_y);
-      ADD_FAILURE() << n << " invocations were laid out";
-    } catch (const Error& e) {
-      EXPECT_EQ(e.code(), ErrorCode::DeviceLimit);
-      EXPECT_NE(std::string(e.what()).find(words), std::string::npos) << e.what();
-    }
+    SCOPED_TRACE(std::to_string(n) + " invocations");
+    EXPECT_THAT(expect_error(ErrorCode::DeviceLimit, [&] { (void)rt::dispatch_grid(n, 256, max_x, max_y); }),
+                HasSubstr(words));
   };
   // 2^32 - 1 invocations: 2^24 workgroups, 257 rows of 65281, 16,777,217 workgroups: one too many.
   refused((std::uint64_t{1} << 32) - 1, 65535, 65535, "2^32");
