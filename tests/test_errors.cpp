@@ -5,11 +5,13 @@
 
 #include <algorithm>
 #include <functional>
+#include <limits>
 #include <random>
 
 #include "expect_error.hpp"
 #include "fvk/error.hpp"
 #include "fvk/ops.hpp"
+#include "fvk/tensor_view.hpp"
 #include "gpu_fixture.hpp"
 #include "ops/launch.hpp"
 #include "ops/pad_family.hpp"
@@ -128,6 +130,48 @@ TEST_F(Refusals, DimsFromTwoToTheThirtyOneOn) {
         HasSubstr("2^31-1"));
   }
   EXPECT_NO_THROW(infer_pad({(std::int64_t{1} << 31) - 6}, spec(PadMode::Constant, {0}, {5})));
+}
+
+TEST_F(Refusals, DimsNearTheInt64LimitAreRefusedBeforeTheSumWithThePads) {
+  // in + left + right must not be computed (it overflows); the dim alone is refused.
+  const std::int64_t huge = std::numeric_limits<std::int64_t>::max() - 2;
+  EXPECT_THAT(expect_error(ErrorCode::IndexOverflow, [&] { infer_pad({huge}, spec(PadMode::Constant, {0}, {5})); }),
+              HasSubstr("2^31-1"));
+  expect_error(ErrorCode::IndexOverflow, [&] {
+    infer_pad_backward({huge, 4}, spec(PadMode::Reflect, {0, 1}, {0, 1}));
+  });
+}
+
+// Every tensor the API makes has a shape with dense strides: no negative dim, and a product of dims
+// (0 counted as 1) times the element size under 2^63. The host tensor, the device tensor, the upload
+// and the view all refuse the rest with the code, naming what was given, before any allocation.
+TEST_F(Refusals, ShapesWithoutDenseStrides) {
+  const Shape negative{4, -1};
+  const Shape huge{std::int64_t{1} << 40, std::int64_t{1} << 40};
+  const Shape huge_empty{0, std::int64_t{1} << 40, std::int64_t{1} << 40};
+  EXPECT_THAT(expect_error(ErrorCode::InvalidArgument, [&] { HostTensor::zeros(DType::F32, negative); }),
+              HasSubstr("host tensor dim 1 is -1"));
+  expect_refused(ErrorCode::InvalidArgument, [&] { ctx().empty(DType::F32, negative); });
+  for (const Shape& s : {huge, huge_empty}) {
+    SCOPED_TRACE(to_string(s));
+    EXPECT_THAT(expect_error(ErrorCode::IndexOverflow, [&] { HostTensor::zeros(DType::U8, s); }),
+                HasSubstr("2^63-1 bytes"));
+    expect_refused(ErrorCode::IndexOverflow, [&] { ctx().empty(DType::U8, s); });
+    expect_refused(ErrorCode::IndexOverflow, [&] { ctx().upload(HostTensor{DType::U8, s, {}}); });
+  }
+  expect_refused(ErrorCode::InvalidArgument, [&] { ctx().upload(HostTensor{DType::U8, negative, {}}); });
+  // 2^62 one-byte elements span under 2^63 bytes; of 2 bytes they do not.
+  const Shape edge{0, std::int64_t{1} << 31, std::int64_t{1} << 31};
+  EXPECT_EQ(ctx().empty(DType::U8, edge).nbytes(), 0u);
+  expect_refused(ErrorCode::IndexOverflow, [&] { ctx().empty(DType::F16, edge); });
+  // A broadcast view may be far larger than its buffer, but its element count must fit in 63 bits.
+  const Tensor one = tensor(DType::F32, {1});
+  EXPECT_THAT(expect_error(ErrorCode::IndexOverflow,
+                           [&] {
+                             TensorView(one, huge, {0, 0}, 0, "grad_out");
+                           }),
+              HasSubstr("grad_out shape"));
+  EXPECT_EQ(TensorView(one, {std::int64_t{1} << 30, 4}, {0, 0}, 0).numel(), std::int64_t{1} << 32);
 }
 
 TEST_F(Refusals, BeyondMaxStorageBufferRange) {

@@ -1,4 +1,5 @@
 // .npy reading and writing: round trips for every dtype, hand-built headers, and the errors.
+#include <fmt/format.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -163,6 +164,12 @@ TEST_F(Npy, FileErrors) {
   expect_error(ErrorCode::InvalidFile, [&] { io::read_npy(path("short.npy")); });
   { std::ofstream(path("empty.npy"), std::ios::binary); }
   expect_error(ErrorCode::InvalidFile, [&] { io::read_npy(path("empty.npy")); });
+  // Shapes without dense strides, empty or not: 2^80 bytes in either order.
+  for (const char* shape : {"(1099511627776, 1099511627776, 0)", "(0, 1099511627776, 1099511627776)"}) {
+    const auto file =
+        write_raw("huge.npy", 1, fmt::format("{{'descr': '<f4', 'fortran_order': False, 'shape': {}, }}", shape), "");
+    EXPECT_THAT(expect_error(ErrorCode::InvalidFile, [&] { io::read_npy(file); }), HasSubstr("2^63-1 bytes")) << shape;
+  }
 }
 
 TEST_F(Npy, UnsupportedDTypes) {

@@ -16,9 +16,10 @@ struct HostTensor {
   Shape shape;
   std::vector<std::byte> data;  // numel(shape) * byte_width(dtype) bytes, row-major
 
+  // Throws InvalidArgument (a negative dim) or IndexOverflow (see check_dense_shape).
   static HostTensor zeros(DType dtype, Shape shape) {
     HostTensor t{dtype, std::move(shape), {}};
-    t.data.assign(static_cast<std::size_t>(fvk::numel(t.shape)) * byte_width(dtype), std::byte{0});
+    t.data.assign(static_cast<std::size_t>(check_dense_shape(t.shape, byte_width(dtype), "host tensor")), std::byte{0});
     return t;
   }
   std::size_t numel() const { return static_cast<std::size_t>(fvk::numel(shape)); }

@@ -28,7 +28,7 @@ std::uint64_t Context::dispatch_count() const { return device_->dispatch_count()
 void Context::finish_background_builds() { device_->finish_background_builds(); }
 
 Tensor Context::empty(DType dtype, Shape shape) {
-  const std::size_t bytes = static_cast<std::size_t>(numel(shape)) * byte_width(dtype);
+  const auto bytes = static_cast<std::size_t>(check_dense_shape(shape, byte_width(dtype), "tensor"));
   auto buffer = std::make_shared<rt::Buffer>(*device_, bytes, rt::MemoryKind::Device);
   if (poison_new_tensors_ && bytes > 0) {
     rt::Stream stream(*device_);
@@ -39,10 +39,10 @@ Tensor Context::empty(DType dtype, Shape shape) {
 }
 
 Tensor Context::upload(const HostTensor& host) {
-  if (host.data.size() != host.numel() * host.elem_bytes())
-    fail(ErrorCode::InvalidArgument,
-         fmt::format("host tensor holds {} bytes but shape {} of {} needs {}", host.data.size(), to_string(host.shape),
-                     name(host.dtype), host.numel() * host.elem_bytes()));
+  const auto want = check_dense_shape(host.shape, host.elem_bytes(), "host tensor");
+  if (host.data.size() != want)
+    fail(ErrorCode::InvalidArgument, fmt::format("host tensor holds {} bytes but shape {} of {} needs {}",
+                                                 host.data.size(), to_string(host.shape), name(host.dtype), want));
   Tensor t = empty(host.dtype, host.shape);
   rt::Buffer staging(*device_, host.data.size(), rt::MemoryKind::Upload);
   if (!host.data.empty()) std::memcpy(staging.host().data(), host.data.data(), host.data.size());

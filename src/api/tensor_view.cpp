@@ -82,6 +82,9 @@ void ViewLayout::validate(std::int64_t base_elements, std::string_view what) con
   for (std::size_t a = 0; a < shape.size(); ++a)
     if (shape[a] < 0)
       fail(ErrorCode::InvalidArgument, fmt::format("{} dim {} is {}; dims must be >= 0", what, a, shape[a]));
+  if (!dense_bytes(shape, 1))
+    fail(ErrorCode::IndexOverflow,
+         fmt::format("{} shape {} has more than 2^63-1 elements (a 0 dim counted as 1)", what, to_string(shape)));
   if (numel() == 0) return;
   const auto [lo, hi] = reach();
   if (lo < 0 || hi >= base_elements)

@@ -61,6 +61,11 @@ void check_common(const Shape& given, const PadSpec& spec, std::string_view give
   for (std::size_t a = 0; a < rank; ++a) {
     if (given[a] < 0)
       fail(ErrorCode::InvalidArgument, fmt::format("{} dim {} is {}; dims must be >= 0", given_name, a, given[a]));
+    // Before any sum with the pads, so that in + left + right cannot overflow.
+    if (given[a] > kDimLimit)
+      fail(ErrorCode::IndexOverflow,
+           fmt::format("{} {} has a dim of {}; pad kernels take dims up to 2^31-1 (signed 32-bit coordinates)",
+                       given_name, to_string(given), given[a]));
     if (spec.left[a] < 0 || spec.right[a] < 0)
       fail(ErrorCode::NegativePad, fmt::format("pad on dim {} is ({}, {}); pads must be >= 0 (cropping is not a pad)",
                                                a, spec.left[a], spec.right[a]));

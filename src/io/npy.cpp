@@ -225,10 +225,11 @@ NpyArray read_npy(const std::string& path, std::optional<DType> two_byte_as) {
   DType dtype = parse_descr(path, descr);
   if (two_byte_as && byte_width(dtype) == 2) dtype = *two_byte_as;
 
-  std::uint64_t want = byte_width(dtype);
-  for (auto d : shape)
-    if (__builtin_mul_overflow(want, static_cast<std::uint64_t>(d), &want))
-      bad_file(path, fmt::format("shape {} overflows 64-bit byte sizes", to_string(shape)));
+  const auto dense = dense_bytes(shape, byte_width(dtype));
+  if (!dense)
+    bad_file(path, fmt::format("shape {} of {} spans more than 2^63-1 bytes (a 0 dim counted as 1)", to_string(shape),
+                               descr));
+  const std::uint64_t want = *dense;
   const std::uint64_t have = bytes.size() - data_at;
   if (have < want)
     bad_file(path, fmt::format("truncated data: shape {} of {} needs {} bytes, the file holds {}", to_string(shape),
