@@ -11,6 +11,7 @@
 #include "expect_error.hpp"
 #include "fvk/error.hpp"
 #include "fvk/ops.hpp"
+#include "fvk/scalar.hpp"
 #include "fvk/tensor_view.hpp"
 #include "gpu_fixture.hpp"
 #include "ops/launch.hpp"
@@ -313,6 +314,34 @@ TEST(DeviceSelection, UnknownSelectorIsRefusedWithTheDeviceList) {
     Context c(ContextOptions{"no-such-device-xyz", std::nullopt, {}});
   });
   EXPECT_THAT(message, HasSubstr("0:"));
+}
+
+TEST(DeviceSelection, AnIndexBeyondSixtyFourBitsMatchesNoDevice) {
+  expect_error(ErrorCode::DeviceNotFound, [] { Context c(ContextOptions{"18446744073709551616", std::nullopt, {}}); });
+}
+
+// Scalar::parse once passed ' -5' to strtoull, which skipped the space and wrapped -5 to 2^64 - 5.
+TEST(ScalarText, WhiteSpaceIsRefusedAndSignsKeepTheirValue) {
+  for (const char* text : {" -5", "\t-1", "5 ", " 5", "1 2"})
+    EXPECT_THAT(expect_error(ErrorCode::InvalidArgument, [&] { Scalar::parse(text); }), HasSubstr("white space"))
+        << text;
+  EXPECT_EQ(Scalar::parse("-5").bits(DType::I64), static_cast<std::uint64_t>(std::int64_t{-5}));
+  EXPECT_EQ(Scalar::parse("+5").bits(DType::U64), 5u);
+  expect_error(ErrorCode::ValueOutOfRange, [] { Scalar::parse("-5").bits(DType::U64); });
+}
+
+// reach() checks the form itself: a stride list shorter than the shape is an error, not a read past
+// the list's end.
+TEST(ViewLayouts, ReachChecksTheFormFirst) {
+  ViewLayout v = ViewLayout::dense(DType::F32, {2, 3, 8, 8});
+  v.strides = {1};
+  EXPECT_THAT(expect_error(ErrorCode::InvalidArgument, [&] { (void)v.reach(); }), HasSubstr("1 strides"));
+  v = ViewLayout::dense(DType::F32, {std::numeric_limits<std::int64_t>::min()});
+  expect_error(ErrorCode::InvalidArgument, [&] { (void)v.reach(); });
+  v = ViewLayout{DType::F32, {2, 3}, {-3, -1}, std::numeric_limits<std::int64_t>::max()};
+  EXPECT_EQ(v.reach().second, std::numeric_limits<std::int64_t>::max());
+  v.strides = {3, 1};
+  expect_error(ErrorCode::IndexOverflow, [&] { (void)v.reach(); });
 }
 
 }  // namespace

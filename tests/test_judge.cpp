@@ -16,6 +16,7 @@
 #include "judge/bench.hpp"
 #include "judge/cost_table.hpp"
 #include "judge/judge.hpp"
+#include "judge/timing.hpp"
 
 namespace fvk::testing {
 namespace {
@@ -85,6 +86,18 @@ TEST_F(GpuTest, JudgeWritesACostTableThePlannerCanRead) {
   EXPECT_EQ(j.at("fvk_cost_table"), 1);
   EXPECT_EQ(j.at("devices").at(0).at("name"), ctx().device_info().name);
   std::filesystem::remove(path);
+}
+
+// Zero repetitions once took the median of no times (a read past an empty vector); the count is
+// checked before the device's timestamps, so this holds on a device without them too.
+TEST_F(GpuTest, TimingNeedsAtLeastOneRepetition) {
+  for (int reps : {0, -1})
+    EXPECT_THAT(expect_error(ErrorCode::InvalidArgument,
+                             [&] {
+                               judge::time_gpu(
+                                   ctx().runtime(), [](rt::Stream&) {}, 1, reps);
+                             }),
+                HasSubstr("at least 1 repetition"));
 }
 
 TEST(CostTable, MalformedFileIsAnErrorNamingIt) {

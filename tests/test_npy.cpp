@@ -164,6 +164,9 @@ TEST_F(Npy, FileErrors) {
   expect_error(ErrorCode::InvalidFile, [&] { io::read_npy(path("short.npy")); });
   { std::ofstream(path("empty.npy"), std::ios::binary); }
   expect_error(ErrorCode::InvalidFile, [&] { io::read_npy(path("empty.npy")); });
+  // A directory: libstdc++'s filebuf throws on EISDIR; the reader names the path instead.
+  EXPECT_THAT(expect_error(ErrorCode::InvalidFile, [&] { io::read_npy(dir_.string()); }),
+              HasSubstr("it is a directory"));
   // Shapes without dense strides, empty or not: 2^80 bytes in either order.
   for (const char* shape : {"(1099511627776, 1099511627776, 0)", "(0, 1099511627776, 1099511627776)"}) {
     const auto file =

@@ -42,10 +42,13 @@ struct ViewLayout {
   static ViewLayout dense(DType dtype, Shape shape);
   LayoutFeatures features() const;
   std::int64_t numel() const { return fvk::numel(shape); }
-  // The lowest and highest element index the view reaches (offset, offset when empty).
+  // The lowest and highest element index the view reaches (offset, offset when empty); checks the
+  // form first (check_form), and IndexOverflow where an index overflows 64 bits.
   std::pair<std::int64_t, std::int64_t> reach() const;
-  // Checks strides count = rank, dims >= 0, rank <= 64, and that every element the view reaches
-  // lies in [0, base_elements). Errors (InvalidArgument, IndexOverflow) name `what`.
+  // Checks rank <= 64, strides count = rank, dims >= 0 and an element count (0 dims counted as 1)
+  // under 2^63. Errors (RankOutOfRange, InvalidArgument, IndexOverflow) name `what`.
+  void check_form(std::string_view what) const;
+  // check_form, and that every element the view reaches lies in [0, base_elements).
   void validate(std::int64_t base_elements, std::string_view what) const;
 };
 

@@ -62,18 +62,21 @@ LayoutFeatures ViewLayout::features() const {
 }
 
 std::pair<std::int64_t, std::int64_t> ViewLayout::reach() const {
+  check_form("view");
   std::int64_t lo = offset, hi = offset;
   if (numel() == 0) return {lo, hi};
   for (std::size_t a = 0; a < shape.size(); ++a) {
     std::int64_t span = 0;
     if (__builtin_mul_overflow(shape[a] - 1, strides[a], &span) ||
         __builtin_add_overflow(span < 0 ? lo : hi, span, span < 0 ? &lo : &hi))
-      fail(ErrorCode::IndexOverflow, fmt::format("view offsets overflow 64 bits on dim {}", a));
+      fail(ErrorCode::IndexOverflow,
+           fmt::format("view (shape {}, strides {}, offset {}) reaches element offsets beyond 64 bits on dim {}",
+                       to_string(shape), to_string(strides), offset, a));
   }
   return {lo, hi};
 }
 
-void ViewLayout::validate(std::int64_t base_elements, std::string_view what) const {
+void ViewLayout::check_form(std::string_view what) const {
   if (shape.size() > 64)
     fail(ErrorCode::RankOutOfRange, fmt::format("{} has rank {}; views go up to rank 64", what, shape.size()));
   if (strides.size() != shape.size())
@@ -85,6 +88,10 @@ void ViewLayout::validate(std::int64_t base_elements, std::string_view what) con
   if (!dense_bytes(shape, 1))
     fail(ErrorCode::IndexOverflow,
          fmt::format("{} shape {} has more than 2^63-1 elements (a 0 dim counted as 1)", what, to_string(shape)));
+}
+
+void ViewLayout::validate(std::int64_t base_elements, std::string_view what) const {
+  check_form(what);
   if (numel() == 0) return;
   const auto [lo, hi] = reach();
   if (lo < 0 || hi >= base_elements)

@@ -40,6 +40,9 @@ Scalar Scalar::from_bool(bool v) {
 }
 
 Scalar Scalar::parse(std::string_view text) {
+  // strtoull would skip leading white space and then negate a '-' it finds: ' -5' became 2^64 - 5.
+  if (text.find_first_of(" \t\n\r\f\v") != std::string_view::npos)
+    fail(ErrorCode::InvalidArgument, fmt::format("value '{}' holds white space; give the number alone", text));
   std::string t(text);
   if (t == "true" || t == "True") return from_bool(true);
   if (t == "false" || t == "False") return from_bool(false);

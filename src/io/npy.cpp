@@ -8,6 +8,7 @@
 #include <bit>
 #include <cctype>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <string_view>
@@ -198,9 +199,16 @@ NpyArray read_npy(const std::string& path, std::optional<DType> two_byte_as) {
   if (two_byte_as && byte_width(*two_byte_as) != 2)
     fail(ErrorCode::InvalidArgument,
          fmt::format("two_byte_as is {}; it must be a 2-byte dtype (bf16, f16, u16, i16)", name(*two_byte_as)));
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) bad_file(path, "it is a directory");
   std::ifstream file(path, std::ios::binary);
   if (!file) bad_file(path, "cannot open it");
-  const std::vector<char> bytes{std::istreambuf_iterator<char>(file), std::istreambuf_iterator<char>()};
+  std::vector<char> bytes;
+  try {  // libstdc++'s filebuf throws where read(2) fails (EISDIR, EIO)
+    bytes.assign(std::istreambuf_iterator<char>(file), std::istreambuf_iterator<char>());
+  } catch (const std::exception& e) {
+    bad_file(path, fmt::format("read error: {}", e.what()));
+  }
   if (file.bad()) bad_file(path, "read error");
 
   if (bytes.size() < 10 || std::string_view(bytes.data(), kMagic.size()) != kMagic)

@@ -1,5 +1,7 @@
 #include "judge/timing.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <chrono>
 #include <vector>
@@ -30,6 +32,7 @@ std::uint32_t hot_warm_up_runs(const rt::Device& device) {
 }
 
 Timing time_gpu(rt::Device& device, const std::function<void(rt::Stream&)>& record, int warmup, int reps) {
+  if (reps < 1) fail(ErrorCode::InvalidArgument, fmt::format("reps is {}; timing needs at least 1 repetition", reps));
   if (!device.info().timestamps) fail(ErrorCode::FeatureMissing, "the device has no compute timestamps to time with");
   // Warm-up by time, not by count: after the host has kept the device idle (allocating, filling
   // buffers), its clocks drop, and a few runs of a short op would be timed before they are back up

@@ -154,6 +154,10 @@ Plan plan(const Request& request, const PlanContext& ctx) {
   }
   const ViewLayout& data = request.inputs.front();
   const auto rank = static_cast<std::uint32_t>(data.shape.size());
+  // The mask's own rules first: a mask of another dtype or shape is named as such, not as a dtype
+  // no kernel takes.
+  if (request.op == OpRequest::MaskedFill)
+    check_masked_fill(data.shape, request.inputs[1].dtype, request.inputs[1].shape);
 
   // 1. Candidates by what the contracts say about the request alone.
   std::vector<const fkc::Contract*> survivors;
@@ -193,7 +197,8 @@ Plan plan(const Request& request, const PlanContext& ctx) {
       }
       // A portable build stands in for its fast build only where the device cannot run that one
       // (the wrappers choose the same way).
-      if (const auto fast = ops::fast_build_of(c->kernel); !fast.empty() && ops::usable_build(*ctx.device, fast) == fast) {
+      if (const auto fast = ops::fast_build_of(c->kernel);
+          !fast.empty() && ops::usable_build(*ctx.device, fast) == fast) {
         reject(0, fmt::format("{} is the portable build of {}, which '{}' runs", c->kernel, fast, ctx.device->name));
         continue;
       }
@@ -268,7 +273,6 @@ Plan plan(const Request& request, const PlanContext& ctx) {
   p.dtype = data.dtype;
   fkc::SymbolValues op_symbols;
   if (request.op == OpRequest::MaskedFill) {
-    check_masked_fill(data.shape, request.inputs[1].dtype, request.inputs[1].shape);
     p.out_shape = data.shape;
     p.fill_bits = request.fill.bits(data.dtype);
     op_symbols = {{"n", double(data.numel())}, {"n_in", double(data.numel())}, {"n_out", double(data.numel())}};

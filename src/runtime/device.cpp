@@ -16,6 +16,14 @@
 namespace fvk::rt {
 namespace {
 
+// A selector of digits as a device index; an index no device can have where it exceeds 64 bits.
+std::optional<std::size_t> selector_index(const std::string& digits) {
+  std::size_t v = 0;
+  const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), v);
+  if (ec != std::errc() || end != digits.data() + digits.size()) return std::nullopt;
+  return v;
+}
+
 constexpr const char* kValidationLayer = "VK_LAYER_KHRONOS_validation";
 
 std::string type_name(vk::PhysicalDeviceType t) {
@@ -251,7 +259,7 @@ Device::Device(const DeviceOptions& options)
     const bool numeric = std::all_of(selector.begin(), selector.end(), [](char c) { return c >= '0' && c <= '9'; });
     for (std::size_t i = 0; i < physicals.size() && !chosen; ++i) {
       const std::string dev_name = physicals[i].getProperties().deviceName.data();
-      if (numeric ? std::stoul(selector) == i : dev_name.find(selector) != std::string::npos) chosen = i;
+      if (numeric ? selector_index(selector) == i : dev_name.find(selector) != std::string::npos) chosen = i;
     }
     if (!chosen) {
       std::string names;
@@ -459,11 +467,11 @@ std::unique_ptr<Kernel> Device::build(const std::string& name, std::uint32_t pas
                         .descriptorCount = 1,
                         .stageFlags = vk::ShaderStageFlagBits::eCompute});
   vk::raii::DescriptorSetLayout set_layout(
-      device_, vk::DescriptorSetLayoutCreateInfo{.flags = push_descriptors()
-                                                              ? vk::DescriptorSetLayoutCreateFlagBits::ePushDescriptorKHR
-                                                              : vk::DescriptorSetLayoutCreateFlags{},
-                                                 .bindingCount = static_cast<std::uint32_t>(bindings.size()),
-                                                 .pBindings = bindings.data()});
+      device_, vk::DescriptorSetLayoutCreateInfo{
+                   .flags = push_descriptors() ? vk::DescriptorSetLayoutCreateFlagBits::ePushDescriptorKHR
+                                               : vk::DescriptorSetLayoutCreateFlags{},
+                   .bindingCount = static_cast<std::uint32_t>(bindings.size()),
+                   .pBindings = bindings.data()});
   vk::PushConstantRange range{
       .stageFlags = vk::ShaderStageFlagBits::eCompute, .offset = 0, .size = iface.push_constant_bytes};
   const vk::DescriptorSetLayout raw_set_layout = *set_layout;

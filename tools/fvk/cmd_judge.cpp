@@ -47,14 +47,24 @@ judge::BenchSet custom_set(const std::string& shape_text, const std::string& pad
   return set;
 }
 
+// --warm-up: seconds from 0 to 600 (CLI::Range lets NaN through: it compares).
+const CLI::Validator kWarmUpSeconds(
+    [](const std::string& text) {
+      double v = 0;
+      const bool ok = CLI::detail::lexical_cast(text, v) && v >= 0.0 && v <= 600.0;
+      return ok ? std::string() : "seconds from 0 to 600, not " + text;
+    },
+    "SECONDS in [0, 600]");
+
 Registrar reg_judge([](CLI::App& app, GlobalOptions& global) {
   auto* sub = app.add_subcommand("judge", "Measure each kernel (overhead, bandwidth) into the cost table");
   auto opts = std::make_shared<judge::JudgeOptions>();
   auto out = std::make_shared<std::string>();
   sub->add_option("--out", *out, "cost table path (default: env FVK_COST_TABLE or ~/.cache/fvk/cost_table.json)");
   sub->add_option("--max-bytes", opts->max_bytes, "largest rung of the size ladder, in bytes moved");
-  sub->add_option("--reps", opts->reps, "timed repetitions per rung (median)");
-  sub->add_option("--warm-up", opts->warm_up_seconds, "seconds of large copies before timing (clocks ramp up)");
+  sub->add_option("--reps", opts->reps, "timed repetitions per rung (median)")->check(CLI::Range(1, 100000));
+  sub->add_option("--warm-up", opts->warm_up_seconds, "seconds of large copies before timing (clocks ramp up)")
+      ->check(kWarmUpSeconds);
   sub->add_option("--kernel", opts->kernel_filter,
                   "only kernels whose name contains one of these comma-separated words");
   set_action(sub, [&global, opts, out]() {
@@ -87,9 +97,11 @@ Registrar reg_bench([](CLI::App& app, GlobalOptions& global) {
   sub->add_option("--csv", *csv, "write results as CSV");
   sub->add_option("--sets", *sets, "comma-separated subset of image,audio,small,rank5");
   sub->add_flag("--quick", *quick, "shrink the shapes (software devices, smoke tests)");
-  sub->add_option("--reps", opts->reps, "timed repetitions (median)");
-  sub->add_option("--rounds", opts->rounds, "timed rounds; each row keeps its fastest (default 3, 1 with --quick)");
-  sub->add_option("--warm-up", opts->warm_up_seconds, "seconds of large copies before timing (clocks ramp up)");
+  sub->add_option("--reps", opts->reps, "timed repetitions (median)")->check(CLI::Range(1, 100000));
+  sub->add_option("--rounds", opts->rounds, "timed rounds; each row keeps its fastest (default 3, 1 with --quick)")
+      ->check(CLI::Range(1, 1000));
+  sub->add_option("--warm-up", opts->warm_up_seconds, "seconds of large copies before timing (clocks ramp up)")
+      ->check(kWarmUpSeconds);
   sub->add_option("--kernel", opts->kernel_filter,
                   "only kernels whose name contains one of these comma-separated words");
   sub->add_option("--batch", *batch,

@@ -2,6 +2,8 @@
 // --batch-overhead N: one small pad submitted alone N times versus N recorded into one batch.
 #include <fmt/format.h>
 
+#include <limits>
+
 #include "cli_util.hpp"
 #include "commands.hpp"
 #include "fvk/error.hpp"
@@ -29,11 +31,14 @@ ViewLayout view_from(DType dtype, const std::string& shape, const std::string& s
   v.strides = strides.empty() ? dense_strides(v.shape) : parse_int_list(strides, what + " strides");
   v.offset = offset;
   // Validated against the smallest buffer that holds it (a plan needs no buffer).
+  v.check_form(what);
   const auto [lo, hi] = v.reach();
-  v.validate(std::max<std::int64_t>(hi + 1, 1), what);
   if (lo < 0)
     fail(ErrorCode::InvalidArgument,
          fmt::format("{} reaches element {} before its buffer's start; raise --offset", what, lo));
+  if (hi == std::numeric_limits<std::int64_t>::max())
+    fail(ErrorCode::IndexOverflow, fmt::format("{} reaches element 2^63-1: its buffer would need 2^63 elements", what));
+  v.validate(hi + 1, what);
   return v;
 }
 
@@ -79,7 +84,8 @@ Registrar reg([](CLI::App& app, GlobalOptions& global) {
   det->excludes(allow)->excludes(prefer);
   allow->excludes(prefer);
   sub->add_option("--batch-overhead", a->batch_overhead,
-                  "instead: time N small pads submitted alone vs recorded into one batch");
+                  "instead: time N small pads submitted alone vs recorded into one batch")
+      ->check(CLI::Range(1, 100000));
   set_action(sub, [a, &global]() {
     Context ctx = make_context(global);
     if (a->batch_overhead > 0) return run_overhead(ctx, a->batch_overhead);
