@@ -61,19 +61,26 @@ LayoutFeatures ViewLayout::features() const {
   return f;
 }
 
-std::pair<std::int64_t, std::int64_t> ViewLayout::reach() const {
-  check_form("view");
-  std::int64_t lo = offset, hi = offset;
-  if (numel() == 0) return {lo, hi};
-  for (std::size_t a = 0; a < shape.size(); ++a) {
+namespace {
+// ViewLayout::reach for a layout whose form has been checked (check_form).
+std::pair<std::int64_t, std::int64_t> reach_of_checked(const ViewLayout& v) {
+  std::int64_t lo = v.offset, hi = v.offset;
+  if (v.numel() == 0) return {lo, hi};
+  for (std::size_t a = 0; a < v.shape.size(); ++a) {
     std::int64_t span = 0;
-    if (__builtin_mul_overflow(shape[a] - 1, strides[a], &span) ||
+    if (__builtin_mul_overflow(v.shape[a] - 1, v.strides[a], &span) ||
         __builtin_add_overflow(span < 0 ? lo : hi, span, span < 0 ? &lo : &hi))
       fail(ErrorCode::IndexOverflow,
            fmt::format("view (shape {}, strides {}, offset {}) reaches element offsets beyond 64 bits on dim {}",
-                       to_string(shape), to_string(strides), offset, a));
+                       to_string(v.shape), to_string(v.strides), v.offset, a));
   }
   return {lo, hi};
+}
+}  // namespace
+
+std::pair<std::int64_t, std::int64_t> ViewLayout::reach() const {
+  check_form("view");
+  return reach_of_checked(*this);
 }
 
 void ViewLayout::check_form(std::string_view what) const {
@@ -93,7 +100,7 @@ void ViewLayout::check_form(std::string_view what) const {
 void ViewLayout::validate(std::int64_t base_elements, std::string_view what) const {
   check_form(what);
   if (numel() == 0) return;
-  const auto [lo, hi] = reach();
+  const auto [lo, hi] = reach_of_checked(*this);
   if (lo < 0 || hi >= base_elements)
     fail(ErrorCode::InvalidArgument,
          fmt::format("{} (shape {}, strides {}, offset {}) reaches elements {}..{} but its buffer holds {} elements of "

@@ -257,9 +257,10 @@ Device::Device(const DeviceOptions& options)
   std::optional<std::size_t> chosen;
   if (!selector.empty()) {
     const bool numeric = std::all_of(selector.begin(), selector.end(), [](char c) { return c >= '0' && c <= '9'; });
+    const auto index = numeric ? selector_index(selector) : std::nullopt;
     for (std::size_t i = 0; i < physicals.size() && !chosen; ++i) {
       const std::string dev_name = physicals[i].getProperties().deviceName.data();
-      if (numeric ? selector_index(selector) == i : dev_name.find(selector) != std::string::npos) chosen = i;
+      if (numeric ? index == i : dev_name.find(selector) != std::string::npos) chosen = i;
     }
     if (!chosen) {
       std::string names;

@@ -4,6 +4,7 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <fstream>
 
 #include "cli_util.hpp"
@@ -50,8 +51,9 @@ judge::BenchSet custom_set(const std::string& shape_text, const std::string& pad
 // --warm-up: seconds from 0 to 600 (CLI::Range lets NaN through: it compares).
 const CLI::Validator kWarmUpSeconds(
     [](const std::string& text) {
-      double v = 0;
-      const bool ok = CLI::detail::lexical_cast(text, v) && v >= 0.0 && v <= 600.0;
+      char* end = nullptr;
+      const double v = std::strtod(text.c_str(), &end);
+      const bool ok = !text.empty() && *end == '\0' && v >= 0.0 && v <= 600.0;
       return ok ? std::string() : "seconds from 0 to 600, not " + text;
     },
     "SECONDS in [0, 600]");
