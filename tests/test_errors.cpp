@@ -133,6 +133,22 @@ TEST_F(Refusals, DimsFromTwoToTheThirtyOneOn) {
   EXPECT_NO_THROW(infer_pad({(std::int64_t{1} << 31) - 6}, spec(PadMode::Constant, {0}, {5})));
 }
 
+// The 32-bit limits on pads and output dims name the dim and the numbers that broke them.
+TEST_F(Refusals, PadAndOutputLimitsNameTheirNumbers) {
+  const std::int64_t big_pad = std::int64_t{1} << 32;
+  EXPECT_THAT(expect_error(ErrorCode::IndexOverflow,
+                           [&] {
+                             infer_pad({4, 4}, spec(PadMode::Constant, {0, 0}, {0, big_pad}));
+                           }),
+              HasSubstr("pad on dim 1 is (0, 4294967296)"));
+  const std::int64_t near = (std::int64_t{1} << 31) - 4;
+  EXPECT_THAT(expect_error(ErrorCode::IndexOverflow,
+                           [&] {
+                             infer_pad({2, near}, spec(PadMode::Constant, {0, 2}, {0, 3}));
+                           }),
+              HasSubstr(fmt::format("output dim 1 would be {} + 2 + 3 = {}", near, near + 5)));
+}
+
 TEST_F(Refusals, DimsNearTheInt64LimitAreRefusedBeforeTheSumWithThePads) {
   // in + left + right must not be computed (it overflows); the dim alone is refused.
   const std::int64_t huge = std::numeric_limits<std::int64_t>::max() - 2;
@@ -328,6 +344,15 @@ TEST(ScalarText, WhiteSpaceIsRefusedAndSignsKeepTheirValue) {
   EXPECT_EQ(Scalar::parse("-5").bits(DType::I64), static_cast<std::uint64_t>(std::int64_t{-5}));
   EXPECT_EQ(Scalar::parse("+5").bits(DType::U64), 5u);
   expect_error(ErrorCode::ValueOutOfRange, [] { Scalar::parse("-5").bits(DType::U64); });
+}
+
+// An out-of-range fill names the value it was given, for every integer width.
+TEST(ScalarText, OutOfRangeNamesTheValue) {
+  EXPECT_THAT(expect_error(ErrorCode::ValueOutOfRange, [] { Scalar::parse("9223372036854775808").bits(DType::I64); }),
+              HasSubstr("fill value 9223372036854775808 is outside the range of i64"));
+  EXPECT_THAT(expect_error(ErrorCode::ValueOutOfRange, [] { Scalar::parse("-129").bits(DType::I8); }),
+              HasSubstr("-129"));
+  EXPECT_THAT(expect_error(ErrorCode::ValueOutOfRange, [] { Scalar::parse("256").bits(DType::U8); }), HasSubstr("256"));
 }
 
 // reach() checks the form itself: a stride list shorter than the shape is an error, not a read past

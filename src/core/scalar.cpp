@@ -145,7 +145,8 @@ std::uint64_t Scalar::bits(DType dtype) const {
     return magnitude;
   }
   if (magnitude > (negative ? (1ull << 63) : (1ull << 63) - 1))
-    fail(ErrorCode::ValueOutOfRange, fmt::format("fill value is outside the range of {}", dname));
+    fail(ErrorCode::ValueOutOfRange,
+         fmt::format("fill value {}{} is outside the range of {}", negative ? "-" : "", magnitude, dname));
   const std::int64_t v = negative ? static_cast<std::int64_t>(0 - magnitude) : static_cast<std::int64_t>(magnitude);
   switch (dtype) {
     case DType::I8: return int_bits<std::int8_t>(v, dname);

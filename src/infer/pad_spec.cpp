@@ -70,7 +70,9 @@ void check_common(const Shape& given, const PadSpec& spec, std::string_view give
       fail(ErrorCode::NegativePad, fmt::format("pad on dim {} is ({}, {}); pads must be >= 0 (cropping is not a pad)",
                                                a, spec.left[a], spec.right[a]));
     if (spec.left[a] > kIndexLimit || spec.right[a] > kIndexLimit)
-      fail(ErrorCode::IndexOverflow, fmt::format("pad on dim {} exceeds 32-bit indexing", a));
+      fail(ErrorCode::IndexOverflow,
+           fmt::format("pad on dim {} is ({}, {}); pads must be at most 2^32-1 (kernels index with 32 bits)", a,
+                       spec.left[a], spec.right[a]));
   }
 }
 
@@ -110,7 +112,11 @@ PadGeometry infer_pad(const Shape& in, const PadSpec& spec) {
   PadGeometry g{spec.mode, in, in, spec.left, spec.right};
   for (std::size_t a = 0; a < in.size(); ++a) {
     g.out[a] = in[a] + spec.left[a] + spec.right[a];
-    if (g.out[a] > kIndexLimit) fail(ErrorCode::IndexOverflow, fmt::format("output dim {} exceeds 32-bit indexing", a));
+    if (g.out[a] > kDimLimit)
+      fail(ErrorCode::IndexOverflow,
+           fmt::format("output dim {} would be {} + {} + {} = {}; pad kernels take dims up to 2^31-1 (signed 32-bit "
+                       "coordinates)",
+                       a, in[a], spec.left[a], spec.right[a], g.out[a]));
   }
   check_mode_rules(g);
   return g;

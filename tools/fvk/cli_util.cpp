@@ -1,11 +1,14 @@
 #include "cli_util.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
+#include <algorithm>
 #include <charconv>
 
 #include "fvk/error.hpp"
 #include "io/npy.hpp"
+#include "judge/bench.hpp"
 
 namespace fvk::cli {
 
@@ -35,12 +38,28 @@ std::vector<std::int64_t> parse_int_list(const std::string& text, const std::str
   return out;
 }
 
+void require_kernel_match(const std::string& filter, const std::vector<std::string>& kernels) {
+  if (filter.empty()) return;
+  std::vector<std::string> names;  // in order, each once
+  for (const auto& k : kernels) {
+    if (judge::matches_filter(k, filter)) return;
+    if (std::find(names.begin(), names.end(), k) == names.end()) names.push_back(k);
+  }
+  fail(ErrorCode::InvalidArgument,
+       fmt::format("--kernel '{}' matches none of the kernels this command runs: give comma-separated words, each part "
+                   "of one of {}",
+                   filter, fmt::join(names, ", ")));
+}
+
 namespace {
 std::optional<DType> two_byte_override(const std::string& dtype_override) {
   std::optional<DType> two_byte_as;
   if (!dtype_override.empty()) {
     const auto d = parse_dtype(dtype_override);
-    if (!d || byte_width(*d) != 2)
+    if (!d)
+      fail(ErrorCode::InvalidArgument,
+           fmt::format("--dtype '{}' is no dtype fvk knows; it takes bf16, f16, i16 or u16", dtype_override));
+    if (byte_width(*d) != 2)
       fail(ErrorCode::InvalidArgument,
            fmt::format("--dtype '{}': only a 2-byte dtype (bf16, f16, i16, u16) can reinterpret a file",
                        dtype_override));
@@ -48,10 +67,22 @@ std::optional<DType> two_byte_override(const std::string& dtype_override) {
   }
   return two_byte_as;
 }
+
+// The file with --dtype applied; a --dtype given for data that is not 2 bytes wide is refused, not
+// ignored.
+io::NpyArray read_with_override(const std::string& path, const std::string& dtype_override) {
+  const auto two_byte_as = two_byte_override(dtype_override);
+  auto arr = io::read_npy(path, two_byte_as);
+  if (two_byte_as && arr.tensor.dtype != *two_byte_as)
+    fail(ErrorCode::InvalidArgument,
+         fmt::format("--dtype {}: {} holds {} data ({} bytes an element); --dtype reinterprets 2-byte data only",
+                     dtype_override, path, name(arr.tensor.dtype), byte_width(arr.tensor.dtype)));
+  return arr;
+}
 }  // namespace
 
 NpyInput read_input(const std::string& path, const std::string& dtype_override) {
-  auto arr = io::read_npy(path, two_byte_override(dtype_override));
+  auto arr = read_with_override(path, dtype_override);
   return {path, std::move(arr.tensor), arr.fortran_order};
 }
 
@@ -62,7 +93,7 @@ TensorView upload_view(Context& ctx, const NpyInput& input) {
 }
 
 HostTensor read_tensor(const std::string& path, const std::string& dtype_override) {
-  auto arr = io::read_npy(path, two_byte_override(dtype_override));
+  auto arr = read_with_override(path, dtype_override);
   if (arr.fortran_order)
     fail(ErrorCode::UnsupportedLayout,
          fmt::format("{} is stored in Fortran order; fvk reads C-order .npy files (np.ascontiguousarray first)", path));

@@ -16,6 +16,10 @@ ContextOptions context_options(const GlobalOptions& global);
 Context make_context(const GlobalOptions& global);
 // Parses "1,2,3" into integers; InvalidArgument naming `what` on anything else.
 std::vector<std::int64_t> parse_int_list(const std::string& text, const std::string& what);
+// --kernel FILTER of selftest, bench and judge: InvalidArgument before any work when the filter is
+// given and matches none of `kernels` (the ones the command runs, repeats allowed), instead of an
+// empty run.
+void require_kernel_match(const std::string& filter, const std::vector<std::string>& kernels);
 // Reads a C-order .npy (Fortran order refused with UnsupportedLayout); `dtype_override` "bf16"
 // reads 2-byte data as bf16.
 HostTensor read_tensor(const std::string& path, const std::string& dtype_override);

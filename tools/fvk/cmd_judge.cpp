@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 
 #include "cli_util.hpp"
@@ -23,6 +24,25 @@ void write_file(const std::string& path, const std::string& text) {
   f << text << "\n";
 }
 
+// Refuses an output path that cannot be written before the minutes of timing, not after: opens it for
+// appending (which changes nothing) and removes it again if it was not there. `make_folder`: create
+// its folder first, as the writer will (the cost table's).
+void check_writable(const std::string& path, const std::string& flag, bool make_folder = false) {
+  if (path.empty()) return;
+  std::error_code ec;
+  const auto parent = std::filesystem::path(path).parent_path();
+  if (make_folder && !parent.empty()) std::filesystem::create_directories(parent, ec);
+  const bool existed = std::filesystem::exists(path, ec);
+  {
+    std::ofstream f(path, std::ios::app);
+    if (!f)
+      fail(ErrorCode::InvalidFile,
+           fmt::format("{} {}: cannot write there (is its folder missing, not writable, or is it a folder?)", flag,
+                       path));
+  }
+  if (!existed) std::filesystem::remove(path, ec);
+}
+
 // The set `fvk bench --shape S --pads P` adds: InvalidArgument naming the flag and the rule broken.
 judge::BenchSet custom_set(const std::string& shape_text, const std::string& pads_text) {
   if (shape_text.empty()) fail(ErrorCode::InvalidArgument, "--pads is given without --shape: give the input shape too");
@@ -33,6 +53,9 @@ judge::BenchSet custom_set(const std::string& shape_text, const std::string& pad
     set.shape.push_back(d);
   }
   const std::size_t rank = set.shape.size();
+  if (rank > static_cast<std::size_t>(kMaxRank))
+    fail(ErrorCode::InvalidArgument,
+         fmt::format("--shape {}: rank {}, but the pad kernels take rank 1 to {}", shape_text, rank, kMaxRank));
   if (set.torch_pads.empty() || set.torch_pads.size() % 2 != 0 || set.torch_pads.size() > 2 * rank)
     fail(ErrorCode::InvalidArgument,
          fmt::format("--pads {}: an even count of pads, two per padded axis, at most {} for a shape of rank {}",
@@ -70,8 +93,12 @@ Registrar reg_judge([](CLI::App& app, GlobalOptions& global) {
   sub->add_option("--kernel", opts->kernel_filter,
                   "only kernels whose name contains one of these comma-separated words");
   set_action(sub, [&global, opts, out]() {
+    std::vector<std::string> names;
+    for (const auto& t : ops::all_targets()) names.push_back(t.kernel);
+    require_kernel_match(opts->kernel_filter, names);
     Context ctx = make_context(global);
     const std::string path = out->empty() ? judge::CostTable::default_path() : *out;
+    check_writable(path, out->empty() ? "the cost table" : "--out", true);
     auto table = judge::CostTable::load(path);
     fmt::print("judge on {} -> {}\n", ctx.device_info().name, path);
     const auto skipped = judge::run_judge(ctx.runtime(), *opts, table, [](const judge::JudgeProgress& p) {
@@ -135,6 +162,14 @@ Registrar reg_bench([](CLI::App& app, GlobalOptions& global) {
       fail(ErrorCode::InvalidArgument, "--batch times the small set's ops: add small to --sets");
     if (!batch_json->empty() && *batch == 0)
       fail(ErrorCode::InvalidArgument, "--batch-json writes the --batch results: give --batch N too");
+    check_writable(*json, "--json");
+    check_writable(*csv, "--csv");
+    check_writable(*batch_json, "--batch-json");
+    std::vector<std::string> names;  // the kernels the bench times on this device
+    for (const auto& f : judge::bench_families())
+      for (const DType d : f.dtypes)
+        if (const auto t = judge::find_bench_target(ctx.device_info(), f, d)) names.push_back(t->kernel);
+    require_kernel_match(opts->kernel_filter, names);
     fmt::print("bench on {} ({})\n", ctx.device_info().name, ctx.device_info().driver);
     // roof: the contract's bytes_moved over the time, against a copy of that size; target: the bytes
     // that must move (input once, output once) over the time, against a copy of that size: the

@@ -18,6 +18,9 @@ Registrar reg([](CLI::App& app, GlobalOptions& global) {
   auto filter = std::make_shared<std::string>();
   sub->add_option("--kernel", *filter, "only kernels whose name contains one of these comma-separated words");
   set_action(sub, [&global, filter]() {
+    std::vector<std::string> names;
+    for (const auto& t : selftest::all_targets()) names.push_back(t.kernel);
+    require_kernel_match(*filter, names);
     Context ctx = make_context(global);
     // The portable builds run where the public ops choose them: on a context without the features
     // they do without (opened at the first portable target).

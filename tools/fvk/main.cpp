@@ -16,7 +16,12 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    return app.exit(e);
+    if (e.get_exit_code() == 0) return app.exit(e);  // --help: the help text, exit 0
+    // A bad command line reads like every other refusal: the code, CLI11's words (which name the
+    // flag), and where to look.
+    fmt::print(stderr, "fvk: error: {}: {}\nRun with --help for more information.\n",
+               fvk::to_string(fvk::ErrorCode::InvalidArgument), e.what());
+    return 2;
   }
   try {
     return fvk::cli::run_selected(app);
