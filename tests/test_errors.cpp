@@ -9,6 +9,7 @@
 #include <random>
 
 #include "expect_error.hpp"
+#include "fvk/batch.hpp"
 #include "fvk/error.hpp"
 #include "fvk/ops.hpp"
 #include "fvk/scalar.hpp"
@@ -53,6 +54,62 @@ TEST_F(Refusals, RankNine) {
   expect_refused(ErrorCode::RankOutOfRange, [&] {
     pad_backward(ctx(), t, spec(PadMode::Reflect, std::vector<std::int64_t>(9, 0), std::vector<std::int64_t>(9, 0)));
   });
+}
+
+// A tensor is usable only with the context that made it; a default-constructed one nowhere. Each op,
+// the planned ops and download refuse both, naming the argument, before anything is dispatched.
+TEST_F(Refusals, TensorsOfAnotherContextOrNone) {
+  const Tensor mine = tensor(DType::F32, {3, 4});
+  const Tensor mask = tensor(DType::Bool, {3, 4});
+  const Tensor theirs = poisoned_context().upload(HostTensor::zeros(DType::F32, {3, 4}));
+  const Tensor their_mask = poisoned_context().upload(HostTensor::zeros(DType::Bool, {3, 4}));
+  const Tensor their_out = poisoned_context().empty(DType::F32, {4, 6});
+  const auto c = spec(PadMode::Constant, {1, 1}, {0, 1});
+  const auto r = spec(PadMode::Reflect, {1, 1}, {0, 1});
+  const std::string other = "was made by another fvk::Context";
+  auto refused = [&](const std::function<void()>& f) {
+    const auto before = ctx().dispatch_count();
+    const auto msg = expect_error(ErrorCode::InvalidArgument, f);
+    EXPECT_EQ(ctx().dispatch_count(), before) << "a refused op dispatched a kernel";
+    return msg;
+  };
+  EXPECT_THAT(refused([&] { pad(ctx(), theirs, c); }), HasSubstr("input tensor " + other));
+  EXPECT_THAT(refused([&] { pad_into(ctx(), mine, their_out, c); }), HasSubstr("out tensor " + other));
+  EXPECT_THAT(refused([&] { pad_backward(ctx(), theirs, r); }), HasSubstr("grad_out tensor " + other));
+  EXPECT_THAT(refused([&] { masked_fill(ctx(), theirs, mask, Scalar::from_int(1)); }),
+              HasSubstr("input tensor " + other));
+  EXPECT_THAT(refused([&] { masked_fill(ctx(), mine, their_mask, Scalar::from_int(1)); }),
+              HasSubstr("mask tensor " + other));
+  EXPECT_THAT(refused([&] { pad(ctx(), TensorView(theirs), c); }), HasSubstr("pad input 0's base tensor " + other));
+  EXPECT_THAT(refused([&] { masked_fill(ctx(), TensorView(mine), TensorView(their_mask), Scalar::from_int(1)); }),
+              HasSubstr("masked_fill input 1's base tensor " + other));
+  EXPECT_THAT(refused([&] { (void)ctx().download(theirs); }), HasSubstr("downloaded tensor " + other));
+  EXPECT_THAT(refused([&] { (void)ctx().download(Tensor()); }),
+              HasSubstr("downloaded tensor is empty (default-constructed)"));
+  EXPECT_THAT(refused([&] { pad(ctx(), Tensor(), c); }), HasSubstr("input tensor is empty"));
+  // Its own context takes it.
+  EXPECT_EQ(poisoned_context().download(pad(poisoned_context(), theirs, c)).shape, (Shape{4, 6}));
+}
+
+// A tensor may outlive the context that made it: it holds the device, which goes with the last
+// tensor (under ASan, docs/data/sanitizers.md, a use after free otherwise). Downloads and ops through
+// the context before it goes see the right bytes.
+TEST(ContextLifetime, TensorsOutliveTheirContext) {
+  Tensor kept;
+  HostTensor host = HostTensor::zeros(DType::I32, {2, 3});
+  for (std::size_t i = 0; i < host.numel(); ++i) host.set<std::int32_t>(i, static_cast<std::int32_t>(i) * 7 - 5);
+  {
+    Context ctx;
+    kept = pad(ctx, ctx.upload(host), PadSpec{PadMode::Replicate, {0, 1}, {0, 0}});
+    const HostTensor back = ctx.download(kept);
+    EXPECT_EQ(back.get<std::int32_t>(0), host.get<std::int32_t>(0));
+    EXPECT_EQ(back.get<std::int32_t>(1), host.get<std::int32_t>(0));
+    EXPECT_TRUE(ctx.validation_messages().empty());
+  }
+  EXPECT_TRUE(kept.defined());
+  EXPECT_EQ(kept.nbytes(), 2u * 4u * 4u);
+  kept = Tensor();  // the last owner of the device: the buffer goes first, then the device
+  EXPECT_FALSE(kept.defined());
 }
 
 TEST_F(Refusals, OutShapeMustBeInPlusPads) {

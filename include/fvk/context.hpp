@@ -4,6 +4,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "fvk/device_info.hpp"
@@ -94,9 +95,16 @@ class Context {
   static std::vector<DeviceInfo> list_devices();
   const DeviceInfo& device_info() const;
 
+  // Tensors keep the context's device alive: a Tensor may outlive the Context that made it (its
+  // device memory, and the device, go when the last of them does), but it is usable only with that
+  // Context: the ops and download refuse a tensor of another one.
   Tensor upload(const HostTensor& host);
   HostTensor download(const Tensor& tensor);
   Tensor empty(DType dtype, Shape shape);
+
+  // InvalidArgument naming `what` unless `tensor` is defined and was made by this context: what
+  // the ops check of every tensor they are given.
+  void check_tensor(const Tensor& tensor, std::string_view what) const;
 
   // GPU time of the kernels of the last op run through this context (timestamp queries), in ns.
   double last_kernel_ns() const { return last_kernel_ns_; }
@@ -116,7 +124,7 @@ class Context {
   rt::Device& runtime() { return *device_; }
 
  private:
-  std::unique_ptr<rt::Device> device_;
+  std::shared_ptr<rt::Device> device_;  // shared with the tensors made here
   bool poison_new_tensors_ = false;
   double last_kernel_ns_ = 0;
 };

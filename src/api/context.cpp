@@ -12,7 +12,7 @@
 namespace fvk {
 
 Context::Context(const ContextOptions& options)
-    : device_(std::make_unique<rt::Device>(rt::DeviceOptions{
+    : device_(std::make_shared<rt::Device>(rt::DeviceOptions{
           options.device, options.validation, options.disabled_features, options.max_workgroups_x,
           options.always_split_passes, options.capture_pipeline_statistics, options.validate_synchronization,
           options.check_bounds, options.runtime_rank, options.shape_constants, options.specialize_after})),
@@ -29,7 +29,9 @@ void Context::finish_background_builds() { device_->finish_background_builds(); 
 
 Tensor Context::empty(DType dtype, Shape shape) {
   const auto bytes = static_cast<std::size_t>(check_dense_shape(shape, byte_width(dtype), "tensor"));
-  auto buffer = std::make_shared<rt::Buffer>(*device_, bytes, rt::MemoryKind::Device);
+  // The buffer's owner holds the device too, so that the device outlives every tensor of it.
+  std::shared_ptr<rt::Buffer> buffer(new rt::Buffer(*device_, bytes, rt::MemoryKind::Device),
+                                     [device = device_](rt::Buffer* b) { delete b; });
   if (poison_new_tensors_ && bytes > 0) {
     rt::Stream stream(*device_);
     stream.fill(*buffer, 0xA5A5A5A5u);
@@ -56,7 +58,18 @@ Tensor Context::upload(const HostTensor& host) {
   return t;
 }
 
+void Context::check_tensor(const Tensor& tensor, std::string_view what) const {
+  if (!tensor.defined())
+    fail(ErrorCode::InvalidArgument, fmt::format("{} tensor is empty (default-constructed)", what));
+  if (&tensor.storage()->device() != device_.get())
+    fail(ErrorCode::InvalidArgument,
+         fmt::format("{} tensor was made by another fvk::Context (each has its own device memory): download it "
+                     "from that one and upload it to this one",
+                     what));
+}
+
 HostTensor Context::download(const Tensor& tensor) {
+  check_tensor(tensor, "downloaded");
   HostTensor host = HostTensor::zeros(tensor.dtype(), tensor.shape());
   if (host.data.empty()) return host;
   rt::Buffer staging(*device_, host.data.size(), rt::MemoryKind::Readback);

@@ -40,8 +40,8 @@ void record_masked_fill(rt::Stream& stream, std::uint32_t n, DType dtype, const 
 namespace fvk {
 
 Tensor masked_fill(Context& ctx, const Tensor& input, const Tensor& mask, const Scalar& value) {
-  if (!input.defined()) fail(ErrorCode::InvalidArgument, "input tensor is empty (default-constructed)");
-  if (!mask.defined()) fail(ErrorCode::InvalidArgument, "mask tensor is empty (default-constructed)");
+  ctx.check_tensor(input, "input");
+  ctx.check_tensor(mask, "mask");
   check_masked_fill(input.shape(), mask.dtype(), mask.shape());
   ops::check_masked_fill(ctx.runtime(), input.shape(), input.dtype());
   const std::uint64_t fill = value.bits(input.dtype());

@@ -107,8 +107,8 @@ void record_backward_const(rt::Stream& stream, const PadGeometry& g, DType dtype
 namespace fvk {
 
 void pad_into(Context& ctx, const Tensor& input, const Tensor& out, const PadSpec& spec, const Scalar& value) {
-  if (!input.defined()) fail(ErrorCode::InvalidArgument, "input tensor is empty (default-constructed)");
-  if (!out.defined()) fail(ErrorCode::InvalidArgument, "out tensor is empty (default-constructed)");
+  ctx.check_tensor(input, "input");
+  ctx.check_tensor(out, "out");
   const PadGeometry g = infer_pad(input.shape(), spec);
   check_out_shape(g, out.shape(), "out");
   if (out.dtype() != input.dtype())
@@ -121,7 +121,7 @@ void pad_into(Context& ctx, const Tensor& input, const Tensor& out, const PadSpe
 }
 
 Tensor pad(Context& ctx, const Tensor& input, const PadSpec& spec, const Scalar& value) {
-  if (!input.defined()) fail(ErrorCode::InvalidArgument, "input tensor is empty (default-constructed)");
+  ctx.check_tensor(input, "input");
   const PadGeometry g = infer_pad(input.shape(), spec);
   ops::check_pad(ctx.runtime(), g, input.dtype());
   const std::uint64_t fill = g.mode == PadMode::Constant ? value.bits(input.dtype()) : 0;

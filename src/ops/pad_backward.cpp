@@ -486,7 +486,7 @@ void record_pad_backward(rt::Stream& stream, const PadGeometry& geometry, DType 
 namespace fvk {
 
 Tensor pad_backward(Context& ctx, const Tensor& grad_out, const PadSpec& spec, BackwardAlgorithm algorithm) {
-  if (!grad_out.defined()) fail(ErrorCode::InvalidArgument, "grad_out tensor is empty (default-constructed)");
+  ctx.check_tensor(grad_out, "grad_out");
   const PadGeometry g = infer_pad_backward(grad_out.shape(), spec);
   ops::check_pad_backward(ctx.runtime(), g, grad_out.dtype(), algorithm);
   Tensor grad_in = ctx.empty(grad_out.dtype(), g.in);

@@ -89,10 +89,12 @@ struct Batch::Impl {
 
   Tensor run(const planner::Request& request, const std::vector<const TensorView*>& views) {
     check_open();
-    for (std::size_t i = 0; i < views.size(); ++i)
+    for (std::size_t i = 0; i < views.size(); ++i) {
       if (!views[i]->defined())
         fail(ErrorCode::InvalidArgument,
              fmt::format("{} input {} is an empty view (default-constructed)", planner::name(request.op), i));
+      ctx.check_tensor(views[i]->base(), fmt::format("{} input {}'s base", planner::name(request.op), i));
+    }
     const planner::Plan plan = planner::plan(request, plan_ctx);
     auto& device = ctx.runtime();
     // Every check before anything is recorded, so a refusal leaves the batch as it was.

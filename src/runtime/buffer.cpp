@@ -41,7 +41,7 @@ std::vector<std::uint32_t> memory_types(const vk::PhysicalDeviceMemoryProperties
 }  // namespace
 
 Buffer::Buffer(const Device& device, vk::DeviceSize bytes, MemoryKind kind)
-    : bytes_(bytes), allocated_(rounded(bytes)), kind_(kind) {
+    : device_(&device), bytes_(bytes), allocated_(rounded(bytes)), kind_(kind) {
   const auto& info = device.info();
   if (allocated_ > info.max_memory_allocation_size)
     fail(ErrorCode::DeviceLimit, fmt::format("a buffer of {} bytes exceeds the device's maxMemoryAllocationSize ({})",

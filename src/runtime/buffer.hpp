@@ -30,6 +30,8 @@ class Buffer {
   Buffer& operator=(Buffer&&) noexcept = default;
 
   vk::Buffer handle() const { return *buffer_; }
+  // The device the buffer was made on (a buffer is only usable there).
+  const Device& device() const { return *device_; }
   vk::DeviceSize size() const { return bytes_; }           // logical bytes
   vk::DeviceSize allocated() const { return allocated_; }  // bytes kernels may touch
   MemoryKind kind() const { return kind_; }
@@ -44,6 +46,7 @@ class Buffer {
   static vk::DeviceSize rounded(vk::DeviceSize bytes) { return bytes < 16 ? 16 : (bytes + 15) / 16 * 16; }
 
  private:
+  const Device* device_ = nullptr;
   vk::DeviceSize bytes_ = 0;
   vk::DeviceSize allocated_ = 0;
   MemoryKind kind_ = MemoryKind::Device;
