@@ -14,7 +14,8 @@
 // barrier the batch records anyway (before a step that depends on a waiting op) or for submit(),
 // so a run of independent atomic backwards shares one barrier instead of one per op.
 // Contiguize outputs are temporaries from the device's pool, reused within and across batches.
-// Outputs hold their values once submit() returns.
+// Outputs hold their values once submit() returns. A batch refers to its Context, which must outlive
+// it (the tensors need not: they hold the device themselves).
 #pragma once
 
 #include <cstdint>
