@@ -403,6 +403,20 @@ TEST(ScalarText, WhiteSpaceIsRefusedAndSignsKeepTheirValue) {
   expect_error(ErrorCode::ValueOutOfRange, [] { Scalar::parse("-5").bits(DType::U64); });
 }
 
+// HostTensor's element access stays inside its data: past the end, or an element type wider than
+// what is left, is InvalidArgument, not a read or write out of bounds.
+TEST(HostTensorAccess, StaysInsideTheData) {
+  HostTensor t = HostTensor::zeros(DType::F16, {2, 3});
+  t.set<std::uint16_t>(5, 0x3C00);
+  EXPECT_EQ(t.get<std::uint16_t>(5), 0x3C00);
+  EXPECT_THAT(expect_error(ErrorCode::InvalidArgument, [&] { t.set<std::uint16_t>(6, 1); }),
+              HasSubstr("HostTensor::set: element 6 of 2 bytes lies outside the 12 bytes of a f16 tensor of shape"));
+  EXPECT_THAT(expect_error(ErrorCode::InvalidArgument, [&] { (void)t.get<std::uint64_t>(1); }),
+              HasSubstr("HostTensor::get: element 1 of 8 bytes"));
+  EXPECT_EQ(t.get<std::uint32_t>(2), 0x3C000000u);  // raw bits of another width, inside
+  expect_error(ErrorCode::InvalidArgument, [&] { (void)HostTensor{}.get<float>(0); });  // no data at all
+}
+
 // An out-of-range fill names the value it was given, for every integer width.
 TEST(ScalarText, OutOfRangeNamesTheValue) {
   EXPECT_THAT(expect_error(ErrorCode::ValueOutOfRange, [] { Scalar::parse("9223372036854775808").bits(DType::I64); }),

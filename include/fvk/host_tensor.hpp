@@ -26,16 +26,26 @@ struct HostTensor {
   std::size_t nbytes() const { return data.size(); }
   std::size_t elem_bytes() const { return byte_width(dtype); }
 
+  // Element i read or written as a T (of the dtype's width, or raw bits of another type): i must lie
+  // inside the data, else InvalidArgument (never a read or write past it).
   template <typename T>
   T get(std::size_t i) const {
+    check_element(i, sizeof(T), "get");
     T v;
     std::memcpy(&v, data.data() + i * sizeof(T), sizeof(T));
     return v;
   }
   template <typename T>
   void set(std::size_t i, T v) {
+    check_element(i, sizeof(T), "set");
     std::memcpy(data.data() + i * sizeof(T), &v, sizeof(T));
   }
+
+ private:
+  void check_element(std::size_t i, std::size_t size, const char* access) const {
+    if (i >= data.size() / size) element_outside(i, size, access);
+  }
+  [[noreturn]] void element_outside(std::size_t i, std::size_t size, const char* access) const;
 };
 
 }  // namespace fvk
