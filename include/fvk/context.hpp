@@ -85,6 +85,9 @@ struct ContextOptions {
   std::uint32_t specialize_after = 16;
 };
 
+// One Vulkan device and what runs on it. Not thread-safe: use a context from one thread at a time
+// (or one context per thread). Tensors may be dropped on any thread (their memory goes back under a
+// lock).
 class Context {
  public:
   explicit Context(const ContextOptions& options = {});
