@@ -5,7 +5,7 @@
 # once). A module holds its pass's code only: drivers then parse and compile just that (lavapipe
 # took 1.7-2.5 s per pipeline of the deterministic backward's all-pass module, 25-60 ms per pass
 # module), and glslc unrolls just that. Everything lands in the build tree.
-set(FVK_KERNEL_OUT "${CMAKE_BINARY_DIR}/kernels")
+set(FVK_KERNEL_OUT "${PROJECT_BINARY_DIR}/kernels")
 set(FVK_SPIRV_TO_INC "${CMAKE_CURRENT_LIST_DIR}/SpirvToInc.cmake")
 file(MAKE_DIRECTORY "${FVK_KERNEL_OUT}")
 set_property(GLOBAL PROPERTY FVK_KERNEL_NAMES "")

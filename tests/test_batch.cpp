@@ -13,6 +13,7 @@
 #include "reference/random_tensor.hpp"
 #include "reference/reference.hpp"
 #include "runtime/buffer.hpp"
+#include "runtime/buffer_pool.hpp"
 #include "runtime/device.hpp"
 #include "runtime/stream.hpp"
 
@@ -167,6 +168,24 @@ TEST(Batch, AtomicBackwardsShareOneBarrierBeforeTheirAdds) {
           << "view op " << i << ", split " << split;
     for (const auto& m : c.validation_messages()) ADD_FAILURE() << "validation layer: " << m;
   }
+}
+
+// The temporaries' pool keeps released buffers for reuse, up to its limit; clear() frees them (what
+// ~Context does, since the tensors it made may keep the device for longer).
+TEST(BufferPoolCache, ClearFreesTheCachedBuffers) {
+  rt::BufferPool pool(shared_context().runtime(), 1024);
+  auto a = pool.acquire(512);
+  auto b = pool.acquire(512);
+  auto c = pool.acquire(512);
+  pool.release(std::move(a));
+  pool.release(std::move(b));
+  pool.release(std::move(c));  // past the 1024 bytes kept: freed
+  EXPECT_EQ(pool.cached(), 2u);
+  pool.clear();
+  EXPECT_EQ(pool.cached(), 0u);
+  const auto made = pool.allocations();
+  (void)pool.acquire(512);
+  EXPECT_EQ(pool.allocations(), made + 1) << "a cleared pool allocates anew";
 }
 
 }  // namespace

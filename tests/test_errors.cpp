@@ -20,6 +20,7 @@
 #include "ops/targets.hpp"
 #include "reference/random_tensor.hpp"
 #include "reference/reference.hpp"
+#include "runtime/device.hpp"
 #include "selftest/harness.hpp"
 
 namespace fvk::testing {
@@ -86,7 +87,18 @@ TEST_F(Refusals, TensorsOfAnotherContextOrNone) {
   EXPECT_THAT(refused([&] { (void)ctx().download(theirs); }), HasSubstr("downloaded tensor " + other));
   EXPECT_THAT(refused([&] { (void)ctx().download(Tensor()); }),
               HasSubstr("downloaded tensor is empty (default-constructed)"));
-  EXPECT_THAT(refused([&] { pad(ctx(), Tensor(), c); }), HasSubstr("input tensor is empty"));
+  const std::string none = "tensor is empty (default-constructed)";
+  EXPECT_THAT(refused([&] { pad(ctx(), Tensor(), c); }), HasSubstr("input " + none));
+  EXPECT_THAT(refused([&] { pad_into(ctx(), mine, Tensor(), c); }), HasSubstr("out " + none));
+  EXPECT_THAT(refused([&] { pad_backward(ctx(), Tensor(), r); }), HasSubstr("grad_out " + none));
+  EXPECT_THAT(refused([&] { masked_fill(ctx(), mine, Tensor(), Scalar::from_int(1)); }), HasSubstr("mask " + none));
+  EXPECT_THAT(refused([&] { pad(ctx(), TensorView(), c); }), HasSubstr("pad input 0 is an empty view"));
+  // Tensor's public constructor over storage too small for the shape: refused, not read past.
+  const Tensor alias(mine.storage(), DType::F64, {65536});
+  EXPECT_THAT(refused([&] { (void)ctx().download(alias); }),
+              HasSubstr("downloaded tensor: f64 of shape [65536] needs 524288 bytes, but its storage holds 48"));
+  EXPECT_THAT(refused([&] { pad(ctx(), alias, spec(PadMode::Constant, {1}, {1})); }),
+              HasSubstr("input tensor: f64 of shape"));
   // Its own context takes it.
   EXPECT_EQ(poisoned_context().download(pad(poisoned_context(), theirs, c)).shape, (Shape{4, 6}));
 }
@@ -98,14 +110,22 @@ TEST(ContextLifetime, TensorsOutliveTheirContext) {
   Tensor kept;
   HostTensor host = HostTensor::zeros(DType::I32, {2, 3});
   for (std::size_t i = 0; i < host.numel(); ++i) host.set<std::int32_t>(i, static_cast<std::int32_t>(i) * 7 - 5);
+  Tensor kept_planned;
   {
     Context ctx;
     kept = pad(ctx, ctx.upload(host), PadSpec{PadMode::Replicate, {0, 1}, {0, 0}});
     const HostTensor back = ctx.download(kept);
     EXPECT_EQ(back.get<std::int32_t>(0), host.get<std::int32_t>(0));
     EXPECT_EQ(back.get<std::int32_t>(1), host.get<std::int32_t>(0));
+    // A planned op on a transposed view: its Contiguize temporary is cached in the context's pool,
+    // which the context frees when it goes (~Context), while the output stays.
+    kept_planned = pad(ctx, TensorView(ctx.upload(host)).permute({1, 0}), PadSpec{PadMode::Constant, {1, 0}, {0, 0}});
+    EXPECT_EQ(ctx.runtime().temp_pool().cached(), 1u);
+    EXPECT_EQ(ctx.download(kept_planned).get<std::int32_t>(3 + 1), host.get<std::int32_t>(1));
     EXPECT_TRUE(ctx.validation_messages().empty());
   }
+  EXPECT_EQ(kept_planned.shape(), (Shape{4, 2}));
+  kept_planned = Tensor();
   EXPECT_TRUE(kept.defined());
   EXPECT_EQ(kept.nbytes(), 2u * 4u * 4u);
   kept = Tensor();  // the last owner of the device: the buffer goes first, then the device

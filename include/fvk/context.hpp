@@ -99,14 +99,15 @@ class Context {
   const DeviceInfo& device_info() const;
 
   // Tensors keep the context's device alive: a Tensor may outlive the Context that made it (its
-  // device memory, and the device, go when the last of them does), but it is usable only with that
+  // device memory, and the device with its pipelines, go when the last of them does; the
+  // context's cache of temporaries goes with the context), but it is usable only with that
   // Context: the ops and download refuse a tensor of another one.
   Tensor upload(const HostTensor& host);
   HostTensor download(const Tensor& tensor);
   Tensor empty(DType dtype, Shape shape);
 
-  // InvalidArgument naming `what` unless `tensor` is defined and was made by this context: what
-  // the ops check of every tensor they are given.
+  // InvalidArgument naming `what` unless `tensor` is defined, was made by this context and its
+  // shape fits its storage: what the ops check of every tensor they are given.
   void check_tensor(const Tensor& tensor, std::string_view what) const;
 
   // GPU time of the kernels of the last op run through this context (timestamp queries), in ns.

@@ -19,7 +19,10 @@ Context::Context(const ContextOptions& options)
       poison_new_tensors_(options.poison_new_tensors) {}
 Context::Context(Context&&) noexcept = default;
 Context& Context::operator=(Context&&) noexcept = default;
-Context::~Context() = default;
+// The device stays while tensors of it do; its cache of temporaries (up to 256 MiB) need not.
+Context::~Context() {
+  if (device_) device_->temp_pool().clear();
+}
 
 std::vector<DeviceInfo> Context::list_devices() { return rt::Device::enumerate(); }
 const DeviceInfo& Context::device_info() const { return device_->info(); }
@@ -66,6 +69,13 @@ void Context::check_tensor(const Tensor& tensor, std::string_view what) const {
          fmt::format("{} tensor was made by another fvk::Context (each has its own device memory): download it "
                      "from that one and upload it to this one",
                      what));
+  // Tensor's public constructor takes any storage: its shape must fit what the buffer holds.
+  if (const auto bytes = dense_bytes(tensor.shape(), byte_width(tensor.dtype()));
+      !bytes || *bytes > tensor.storage()->size())
+    fail(ErrorCode::InvalidArgument,
+         fmt::format("{} tensor: {} of shape {} needs {} bytes, but its storage holds {}", what, name(tensor.dtype()),
+                     to_string(tensor.shape()), bytes ? fmt::format("{}", *bytes) : "more than 2^63-1",
+                     tensor.storage()->size()));
 }
 
 HostTensor Context::download(const Tensor& tensor) {

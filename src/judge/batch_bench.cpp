@@ -64,38 +64,35 @@ BatchBenchResult run_batch_bench(Context& ctx, const BatchBenchOptions& options,
   result.smallest_ns_per_op = std::numeric_limits<double>::infinity();
 
   std::vector<std::function<Tensor(Batch&)>> row_ops;  // result.rows[i]'s op (its inputs held by value)
-  for (const auto& f : bench_families()) {
-    for (const DType d : f.dtypes) {
-      const auto t = find_bench_target(ctx.device_info(), f, d);
-      if (!t || !matches_filter(t->kernel, options.kernel_filter)) continue;
-      if (!ops::missing_features(ctx.device_info(), fkc::require_contract(t->kernel)).empty()) continue;
-      const PadSpec spec = PadSpec::from_torch(f.mode, shape.size(), options.set.torch_pads);
-      std::function<Tensor(Batch&)> op;
-      switch (f.op) {
-        case ops::Op::Pad: {
-          const Tensor in = ctx.upload(HostTensor::zeros(d, shape));
-          op = [in, spec](Batch& b) { return b.pad(in, spec, Scalar::from_int(0)); };
-          break;
-        }
-        case ops::Op::PadBackward: {
-          const Tensor grad_out = ctx.upload(HostTensor::zeros(d, padded));
-          op = [grad_out, spec](Batch& b) { return b.pad_backward(grad_out, spec); };
-          break;
-        }
-        case ops::Op::MaskedFill: {
-          const Tensor in = ctx.upload(HostTensor::zeros(d, shape));
-          const Tensor mask = ctx.upload(HostTensor::zeros(DType::Bool, shape));
-          op = [in, mask](Batch& b) { return b.masked_fill(in, mask, Scalar::from_int(1)); };
-          break;
-        }
-        default: continue;
+  for (const auto& [f, t] : bench_targets(ctx.device_info())) {
+    const DType d = t.dtype;
+    if (!matches_filter(t.kernel, options.kernel_filter)) continue;
+    const PadSpec spec = PadSpec::from_torch(f.mode, shape.size(), options.set.torch_pads);
+    std::function<Tensor(Batch&)> op;
+    switch (f.op) {
+      case ops::Op::Pad: {
+        const Tensor in = ctx.upload(HostTensor::zeros(d, shape));
+        op = [in, spec](Batch& b) { return b.pad(in, spec, Scalar::from_int(0)); };
+        break;
       }
-      BatchRow row;
-      row.target = *t;
-      row.ns_per_op = std::numeric_limits<double>::infinity();
-      result.rows.push_back(row);
-      row_ops.push_back(std::move(op));
+      case ops::Op::PadBackward: {
+        const Tensor grad_out = ctx.upload(HostTensor::zeros(d, padded));
+        op = [grad_out, spec](Batch& b) { return b.pad_backward(grad_out, spec); };
+        break;
+      }
+      case ops::Op::MaskedFill: {
+        const Tensor in = ctx.upload(HostTensor::zeros(d, shape));
+        const Tensor mask = ctx.upload(HostTensor::zeros(DType::Bool, shape));
+        op = [in, mask](Batch& b) { return b.masked_fill(in, mask, Scalar::from_int(1)); };
+        break;
+      }
+      default: continue;
     }
+    BatchRow row;
+    row.target = t;
+    row.ns_per_op = std::numeric_limits<double>::infinity();
+    result.rows.push_back(row);
+    row_ops.push_back(std::move(op));
   }
   // Pipelines created, and those built for a geometry once hot queued: each op recorded
   // hot_warm_up_runs times, one batch each, once every row's inputs exist (so that the outputs

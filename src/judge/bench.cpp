@@ -53,6 +53,16 @@ std::optional<ops::Target> find_bench_target(const DeviceInfo& device, const Ben
   return std::nullopt;
 }
 
+std::vector<BenchTarget> bench_targets(const DeviceInfo& device) {
+  std::vector<BenchTarget> out;
+  for (const auto& f : bench_families())
+    for (const DType d : f.dtypes)
+      if (const auto t = find_bench_target(device, f, d);
+          t && ops::missing_features(device, fkc::require_contract(t->kernel)).empty())
+        out.push_back({f, *t});
+  return out;
+}
+
 namespace {
 
 const char* op_word(ops::Op op) {
@@ -121,49 +131,43 @@ BenchResult run_bench(rt::Device& device, const BenchOptions& options,
     for (const auto& set : options.sets) {
       BufferPool pool(device);
       const PadSpec spec = PadSpec::from_torch(PadMode::Constant, set.shape.size(), set.torch_pads);
-      for (const auto& f : bench_families()) {
-        for (const DType d : f.dtypes) {
-          const auto t = find_bench_target(device.info(), f, d);
-          if (!t) continue;
-          if (!matches_filter(t->kernel, options.kernel_filter)) continue;
-          // A kernel the device cannot run (its public op refuses with FeatureMissing): no row.
-          if (!ops::missing_features(device.info(), fkc::require_contract(t->kernel)).empty()) continue;
-          const bool elementwise = f.op == ops::Op::MaskedFill;
-          const std::vector<std::int64_t> zeros(set.shape.size(), 0);
-          const Workload w =
-              make_workload(pool, *t, set.shape, elementwise ? zeros : spec.left, elementwise ? zeros : spec.right);
-          const auto& contract = fkc::require_contract(t->kernel);
-          auto symbols = contract.base_symbols();
-          for (const auto& [k, v] : formula_symbols(w)) symbols[k] = v;
-          const double ns = time_gpu(device, w.record, 3, options.reps).median_ns;
-          const double bytes = contract.cost.bytes_moved ? contract.cost.bytes_moved->evaluate(symbols) : 0;
-          const auto [cns, cbytes] = copy_time(static_cast<std::uint64_t>(bytes));
-          const double b = static_cast<double>(byte_width(t->dtype));
-          const double must_move =
-              elementwise ? static_cast<double>(w.n_in) * (2 * b + 1) : static_cast<double>(w.n_in + w.n_out) * b;
-          const auto [mns, mbytes] = copy_time(static_cast<std::uint64_t>(must_move));
-          if (round == 0) {
-            BenchRow row;
-            row.set = set.name;
-            row.target = *t;
-            row.shape = set.shape;
-            row.torch_pads = elementwise ? std::vector<std::int64_t>{} : set.torch_pads;
-            row.bytes = bytes;
-            row.must_move_bytes = must_move;
-            row.gpu_ns = std::numeric_limits<double>::infinity();
-            row.copy_gbps = 0;
-            row.must_move_copy_gbps = 0;
-            result.rows.push_back(row);
-          }
-          BenchRow& row = result.rows[index++];
-          row.gpu_ns = std::min(row.gpu_ns, ns);
-          row.copy_gbps = std::max(row.copy_gbps, cbytes / cns);
-          row.must_move_copy_gbps = std::max(row.must_move_copy_gbps, mbytes / mns);
-          row.gbps = row.bytes / row.gpu_ns;
-          row.roofline_fraction = row.gbps / row.copy_gbps;
-          row.must_move_fraction = row.must_move_bytes / row.gpu_ns / row.must_move_copy_gbps;
-          if (round + 1 == rounds) progress(row);
+      for (const auto& [f, t] : bench_targets(device.info())) {
+        if (!matches_filter(t.kernel, options.kernel_filter)) continue;
+        const bool elementwise = f.op == ops::Op::MaskedFill;
+        const std::vector<std::int64_t> zeros(set.shape.size(), 0);
+        const Workload w =
+            make_workload(pool, t, set.shape, elementwise ? zeros : spec.left, elementwise ? zeros : spec.right);
+        const auto& contract = fkc::require_contract(t.kernel);
+        auto symbols = contract.base_symbols();
+        for (const auto& [k, v] : formula_symbols(w)) symbols[k] = v;
+        const double ns = time_gpu(device, w.record, 3, options.reps).median_ns;
+        const double bytes = contract.cost.bytes_moved ? contract.cost.bytes_moved->evaluate(symbols) : 0;
+        const auto [cns, cbytes] = copy_time(static_cast<std::uint64_t>(bytes));
+        const double b = static_cast<double>(byte_width(t.dtype));
+        const double must_move =
+            elementwise ? static_cast<double>(w.n_in) * (2 * b + 1) : static_cast<double>(w.n_in + w.n_out) * b;
+        const auto [mns, mbytes] = copy_time(static_cast<std::uint64_t>(must_move));
+        if (round == 0) {
+          BenchRow row;
+          row.set = set.name;
+          row.target = t;
+          row.shape = set.shape;
+          row.torch_pads = elementwise ? std::vector<std::int64_t>{} : set.torch_pads;
+          row.bytes = bytes;
+          row.must_move_bytes = must_move;
+          row.gpu_ns = std::numeric_limits<double>::infinity();
+          row.copy_gbps = 0;
+          row.must_move_copy_gbps = 0;
+          result.rows.push_back(row);
         }
+        BenchRow& row = result.rows[index++];
+        row.gpu_ns = std::min(row.gpu_ns, ns);
+        row.copy_gbps = std::max(row.copy_gbps, cbytes / cns);
+        row.must_move_copy_gbps = std::max(row.must_move_copy_gbps, mbytes / mns);
+        row.gbps = row.bytes / row.gpu_ns;
+        row.roofline_fraction = row.gbps / row.copy_gbps;
+        row.must_move_fraction = row.must_move_bytes / row.gpu_ns / row.must_move_copy_gbps;
+        if (round + 1 == rounds) progress(row);
       }
     }
   }

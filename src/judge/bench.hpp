@@ -78,6 +78,15 @@ std::vector<BenchFamily> bench_families();
 // build where the device, or FVK_DISABLE_FEATURES, lacks a subgroup operation).
 std::optional<ops::Target> find_bench_target(const DeviceInfo& device, const BenchFamily& f, DType d);
 
+// What the bench times on this device, in bench_families() order: each family's dtypes whose target
+// find_bench_target gives and whose kernel the device has the features for (a kernel it lacks them
+// for gets no row: its public op would refuse with FeatureMissing).
+struct BenchTarget {
+  BenchFamily family;
+  ops::Target target;
+};
+std::vector<BenchTarget> bench_targets(const DeviceInfo& device);
+
 // Whether the kernel name contains one of the comma-separated words of `filter` (empty: all).
 bool matches_filter(const std::string& kernel, const std::string& filter);
 

@@ -36,4 +36,9 @@ void BufferPool::release(std::shared_ptr<Buffer> buffer) {
   free_.push_back(std::move(buffer));
 }
 
+void BufferPool::clear() {
+  free_.clear();
+  cached_bytes_ = 0;
+}
+
 }  // namespace fvk::rt

@@ -25,6 +25,8 @@ class BufferPool {
   // most twice the need, else a new one). Contents undefined.
   std::shared_ptr<Buffer> acquire(std::uint64_t bytes);
   void release(std::shared_ptr<Buffer> buffer);
+  // Frees the cached buffers (those handed out stay with their owners).
+  void clear();
 
   std::uint64_t allocations() const { return allocations_; }  // buffers created so far
   std::uint64_t reuses() const { return reuses_; }            // acquires served from the cache

@@ -166,9 +166,7 @@ Registrar reg_bench([](CLI::App& app, GlobalOptions& global) {
     check_writable(*csv, "--csv");
     check_writable(*batch_json, "--batch-json");
     std::vector<std::string> names;  // the kernels the bench times on this device
-    for (const auto& f : judge::bench_families())
-      for (const DType d : f.dtypes)
-        if (const auto t = judge::find_bench_target(ctx.device_info(), f, d)) names.push_back(t->kernel);
+    for (const auto& b : judge::bench_targets(ctx.device_info())) names.push_back(b.target.kernel);
     require_kernel_match(opts->kernel_filter, names);
     fmt::print("bench on {} ({})\n", ctx.device_info().name, ctx.device_info().driver);
     // roof: the contract's bytes_moved over the time, against a copy of that size; target: the bytes

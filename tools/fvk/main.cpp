@@ -19,7 +19,7 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     if (e.get_exit_code() == 0) return app.exit(e);  // --help: the help text, exit 0
     // CLI11 reports an unknown subcommand as a missing one; name the word it did not know.
-    if (!app.get_subcommands().size() && !app.remaining().empty()) {
+    if (app.get_subcommands().empty() && !app.remaining().empty() && !app.remaining().front().starts_with('-')) {
       std::vector<std::string> names;
       for (const auto* sub : app.get_subcommands({})) names.push_back(sub->get_name());
       fmt::print(stderr, "fvk: error: {}: '{}' is not an fvk command; the commands are {}\n",
