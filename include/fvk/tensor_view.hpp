@@ -43,8 +43,9 @@ struct ViewLayout {
   LayoutFeatures features() const;
   std::int64_t numel() const { return fvk::numel(shape); }
   // The lowest and highest element index the view reaches (offset, offset when empty); checks the
-  // form first (check_form), and IndexOverflow where an index overflows 64 bits.
-  std::pair<std::int64_t, std::int64_t> reach() const;
+  // form first (check_form, its errors naming `what`), and IndexOverflow where an index overflows
+  // 64 bits.
+  std::pair<std::int64_t, std::int64_t> reach(std::string_view what = "view") const;
   // Checks rank <= 64, strides count = rank, dims >= 0 and an element count (0 dims counted as 1)
   // under 2^63. Errors (RankOutOfRange, InvalidArgument, IndexOverflow) name `what`.
   void check_form(std::string_view what) const;

@@ -78,8 +78,8 @@ std::pair<std::int64_t, std::int64_t> reach_of_checked(const ViewLayout& v) {
 }
 }  // namespace
 
-std::pair<std::int64_t, std::int64_t> ViewLayout::reach() const {
-  check_form("view");
+std::pair<std::int64_t, std::int64_t> ViewLayout::reach(std::string_view what) const {
+  check_form(what);
   return reach_of_checked(*this);
 }
 

@@ -125,13 +125,14 @@ BenchResult run_bench(rt::Device& device, const BenchOptions& options,
   // rows in the next run, or the next round, were not); the best of a few rounds is what the
   // kernel does.
   const int rounds = std::max(options.rounds, 1);
+  const auto targets = bench_targets(device.info());
   for (int round = 0; round < rounds; ++round) {
     copy_ns.clear();
     std::size_t index = 0;
     for (const auto& set : options.sets) {
       BufferPool pool(device);
       const PadSpec spec = PadSpec::from_torch(PadMode::Constant, set.shape.size(), set.torch_pads);
-      for (const auto& [f, t] : bench_targets(device.info())) {
+      for (const auto& [f, t] : targets) {
         if (!matches_filter(t.kernel, options.kernel_filter)) continue;
         const bool elementwise = f.op == ops::Op::MaskedFill;
         const std::vector<std::int64_t> zeros(set.shape.size(), 0);

@@ -31,8 +31,7 @@ ViewLayout view_from(DType dtype, const std::string& shape, const std::string& s
   v.strides = strides.empty() ? dense_strides(v.shape) : parse_int_list(strides, what + " strides");
   v.offset = offset;
   // Held against the smallest buffer that holds it (a plan needs no buffer): elements 0 .. hi.
-  v.check_form(what);
-  const auto [lo, hi] = v.reach();
+  const auto [lo, hi] = v.reach(what);  // the form first, its errors naming `what`
   if (lo < 0)
     fail(ErrorCode::InvalidArgument,
          fmt::format("{} reaches element {} before its buffer's start; raise --offset", what, lo));
