@@ -7,19 +7,35 @@
 #   bench/ingest_run.sh RUN_DIR OLD [DEV]   RUN_DIR: gpu_run.sh's output folder; OLD: e.g. c9a1083
 #                                           (- for a device's first run); DEV: h200 (default), h100
 set -euo pipefail
+[ $# -ge 2 ] || { echo "usage: bench/ingest_run.sh RUN_DIR OLD [h200|h100]" >&2; exit 2; }
 run="$(realpath "$1")"; old="$2"; dev="${3:-h200}"
 case "$dev" in h200|h100) ;; *) echo "ingest_run: DEV must be h200 or h100, not '$dev'" >&2; exit 2;; esac
 cd "$(dirname "$0")/.."
 data=docs/data page="docs/bench_$dev.md"
+fail() { echo "ingest_run: $*" >&2; exit 2; }
+# Every check before anything moves, so a refused run leaves docs/ as it was.
 for f in ours.json bench.txt small_batch.json selftest.txt torch_pad_bench.json; do
-  [ -f "$run/$f" ] || { echo "ingest_run: $run/$f is missing" >&2; exit 2; }
+  [ -f "$run/$f" ] || fail "$run/$f is missing"
 done
+[ ! -f "$run/cost_table.json" ] || [ -f "$run/judge.txt" ] || fail "$run/judge.txt is missing (the cost table's log)"
+grep -q 'ops per batch' "$run/bench.txt" || fail "$run/bench.txt has no small-batch table (fvk bench --batch)"
+[ ! -f "$page" ] || grep -q '^## Against the targets' "$page" || fail "$page has no '## Against the targets' section to keep"
+names="ours.json torch.json bench.txt small_batch.json small_batch.txt selftest.txt"
+[ ! -f "$run/cost_table.json" ] || names="$names cost_table.json judge.txt"
+for n in $names; do
+  f="$data/${dev}_$n"
+  [ -f "$f" ] || continue
+  [ "$old" != - ] || fail "$f exists: name the commit it measured as OLD"
+  [ ! -e "${f%.*}_${old}.${f##*.}" ] || fail "${f%.*}_${old}.${f##*.} exists already"
+done
+gen="docs/bench_$dev.gen.md"  # beside the page, so the image's link is the page's
+trap 'rm -f "$gen"' EXIT
+/usr/bin/python3 bench/report.py --ours "$run/ours.json" --torch "$run/torch_pad_bench.json" \
+  --out-md "$gen" --out-png "docs/bench_$dev.png" \
+  --title "fvk vs PyTorch: padding kernels on NVIDIA ${dev^^}"
 keep() {  # keep() NAME: moves docs/data/<dev>_NAME to <dev>_<stem>_OLD.<ext>
   local f="$data/${dev}_$1"
-  if [ -f "$f" ]; then
-    [ "$old" != - ] || { echo "ingest_run: $f exists: name the commit it measured as OLD" >&2; exit 2; }
-    git mv -f "$f" "${f%.*}_${old}.${f##*.}"
-  fi
+  if [ -f "$f" ]; then git mv "$f" "${f%.*}_${old}.${f##*.}"; fi
 }
 for n in ours.json torch.json bench.txt small_batch.json small_batch.txt selftest.txt; do keep "$n"; done
 cp "$run/ours.json" "$data/${dev}_ours.json"
@@ -33,11 +49,6 @@ if [ -f "$run/cost_table.json" ]; then
   cp "$run/cost_table.json" "$data/${dev}_cost_table.json"
   cp "$run/judge.txt" "$data/${dev}_judge.txt"
 fi
-gen="docs/bench_$dev.gen.md"  # beside the page, so the image's link is the page's
-trap 'rm -f "$gen"' EXIT
-/usr/bin/python3 bench/report.py --ours "$data/${dev}_ours.json" --torch "$data/${dev}_torch.json" \
-  --out-md "$gen" --out-png "docs/bench_$dev.png" \
-  --title "fvk vs PyTorch: padding kernels on NVIDIA ${dev^^}"
 if [ -f "$page" ]; then
   /usr/bin/python3 - "$gen" "$page" <<'PY'
 import sys
