@@ -12,6 +12,7 @@ import csv
 import io
 import json
 import math
+import subprocess
 import sys
 import tempfile
 import unittest
@@ -284,6 +285,115 @@ class Report(unittest.TestCase):
             with contextlib.redirect_stderr(io.StringIO()):
                 report.main(["--ours", str(ours), "--out-md", str(d / "a.md"),
                              "--out-png", str(d / "a.png")])
+
+
+class IngestRun(unittest.TestCase):
+    """bench/ingest_run.sh in a scratch git repository holding only what it uses: a card's first
+    run makes its page, a later one keeps the previous files under the OLD suffix and the page's
+    hand-written sections, and a refused run moves nothing."""
+
+    GIT = ["git", "-c", "user.name=t", "-c", "user.email=t@t", "-c", "init.defaultBranch=main"]
+
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.repo = Path(self.tmp.name) / "repo"
+        (self.repo / "bench").mkdir(parents=True)
+        (self.repo / "docs" / "data").mkdir(parents=True)
+        for f in ("ingest_run.sh", "report.py"):
+            (self.repo / "bench" / f).write_bytes((HERE / f).read_bytes())
+        self.git("init", "-q")
+        self.git("add", "-A")
+        self.git("commit", "-qm", "scratch")
+        self.run_dir = Path(self.tmp.name) / "run"
+        self.run_dir.mkdir()
+        r = self.run_dir
+        (r / "ours.json").write_bytes(OURS.read_bytes())
+        (r / "torch_pad_bench.json").write_bytes(TORCH.read_bytes())
+        (r / "bench.txt").write_text("set kernel dtype\nimage pad_const_b1 u8 1.0\n\n"
+                                     "100 ops per batch, small set: GPU time per op\nmasked_fill_b4 f32 0.3\n")
+        (r / "small_batch.json").write_text("{}")
+        (r / "selftest.txt").write_text("0 rows failed\n")
+        (r / "cost_table.json").write_text("{}")
+        (r / "judge.txt").write_text("wrote 1 entry\n")
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def git(self, *args) -> str:
+        return subprocess.run(self.GIT + list(args), cwd=self.repo, check=True, capture_output=True,
+                              text=True).stdout
+
+    def ingest(self, *args):
+        return subprocess.run(["bash", str(self.repo / "bench" / "ingest_run.sh"), *args],
+                              cwd=self.repo, capture_output=True, text=True)
+
+    def test_first_run_then_a_later_one(self):
+        data = self.repo / "docs" / "data"
+        p = self.ingest(str(self.run_dir), "-", "h100")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        page = self.repo / "docs" / "bench_h100.md"
+        self.assertTrue(page.read_text().startswith("# fvk vs PyTorch: padding kernels on NVIDIA H100"))
+        self.assertTrue((self.repo / "docs" / "bench_h100.png").stat().st_size > 0)
+        self.assertEqual((data / "h100_ours.json").read_bytes(), OURS.read_bytes())
+        self.assertEqual((data / "h100_small_batch.txt").read_text(),
+                         "100 ops per batch, small set: GPU time per op\nmasked_fill_b4 f32 0.3\n")
+        self.assertFalse((self.repo / "docs" / "bench_h100.gen.md").exists())
+        self.assertIn("docs/data/h100_judge.txt", self.git("diff", "--cached", "--name-only"))
+        # A card's first run again is refused: its files exist and need an OLD.
+        self.assertEqual(self.ingest(str(self.run_dir), "-", "h100").returncode, 2)
+        page.write_text(page.read_text() + "\n## Against the targets\n\nhand-written\n")
+        self.git("add", "-A")
+        self.git("commit", "-qm", "first run")
+
+        (self.run_dir / "selftest.txt").write_text("second run\n")
+        p = self.ingest(str(self.run_dir), "abc1234", "h100")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual((data / "h100_selftest_abc1234.txt").read_text(), "0 rows failed\n")
+        self.assertEqual((data / "h100_selftest.txt").read_text(), "second run\n")
+        for n in ("ours_abc1234.json", "torch_abc1234.json", "bench_abc1234.txt", "small_batch_abc1234.json",
+                  "small_batch_abc1234.txt", "cost_table_abc1234.json", "judge_abc1234.txt"):
+            self.assertTrue((data / f"h100_{n}").is_file(), n)
+        text = page.read_text()
+        self.assertTrue(text.endswith("## Against the targets\n\nhand-written\n"))
+        self.assertEqual(text.count("## Against the targets"), 1)
+        self.assertIn("## Results", text)
+        self.git("add", "-A")
+        self.git("commit", "-qm", "second run")
+
+        # The same OLD again would overwrite its archive: refused, and nothing moves.
+        p = self.ingest(str(self.run_dir), "abc1234", "h100")
+        self.assertEqual(p.returncode, 2)
+        self.assertIn("exists already", p.stderr)
+        self.assertEqual(self.git("status", "--porcelain"), "")
+
+    def test_refusals_move_nothing(self):
+        self.assertEqual(self.ingest(str(self.run_dir), "-", "h100").returncode, 0)
+        self.git("add", "-A")
+        self.git("commit", "-qm", "first run")
+        p = self.ingest(str(self.run_dir))
+        self.assertEqual(p.returncode, 2)
+        self.assertIn("usage:", p.stderr)
+        p = self.ingest(str(self.run_dir), "abc1234", "h300")
+        self.assertEqual(p.returncode, 2)
+        self.assertIn("DEV must be h200 or h100", p.stderr)
+        # The page lacks the section a later run keeps.
+        p = self.ingest(str(self.run_dir), "abc1234", "h100")
+        self.assertEqual(p.returncode, 2)
+        self.assertIn("no '## Against the targets' section", p.stderr)
+        (self.run_dir / "judge.txt").unlink()
+        p = self.ingest(str(self.run_dir), "abc1234", "h200")
+        self.assertEqual(p.returncode, 2)
+        self.assertIn("judge.txt is missing", p.stderr)
+        (self.run_dir / "cost_table.json").unlink()
+        (self.run_dir / "bench.txt").write_text("no batch table\n")
+        p = self.ingest(str(self.run_dir), "abc1234", "h200")
+        self.assertEqual(p.returncode, 2)
+        self.assertIn("no small-batch table", p.stderr)
+        (self.run_dir / "torch_pad_bench.json").unlink()
+        p = self.ingest(str(self.run_dir), "abc1234", "h200")
+        self.assertEqual(p.returncode, 2)
+        self.assertIn("torch_pad_bench.json is missing", p.stderr)
+        self.assertEqual(self.git("status", "--porcelain"), "")
 
 
 if __name__ == "__main__":
