@@ -6,7 +6,7 @@ pkgs=(build-essential cmake ninja-build pkg-config
       libvulkan-dev mesa-vulkan-drivers vulkan-validationlayers vulkan-tools glslc spirv-tools
       libyaml-cpp-dev libcli11-dev libfmt-dev nlohmann-json3-dev
       libgtest-dev libgmock-dev googletest libbenchmark-dev python3-numpy
-      python3-matplotlib)
+      python3-matplotlib git)  # git: the ingest script and its test (bench/)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
