@@ -7,12 +7,12 @@
 #   bench/ingest_run.sh RUN_DIR OLD [DEV]   RUN_DIR: gpu_run.sh's output folder; OLD: e.g. c9a1083
 #                                           (- for a device's first run); DEV: h200 (default), h100
 set -euo pipefail
-[ $# -ge 2 ] || { echo "usage: bench/ingest_run.sh RUN_DIR OLD [h200|h100]" >&2; exit 2; }
+fail() { echo "ingest_run: $*" >&2; exit 2; }
+[ $# -ge 2 ] || fail "usage: bench/ingest_run.sh RUN_DIR OLD [h200|h100]"
 run="$(realpath "$1")"; old="$2"; dev="${3:-h200}"
-case "$dev" in h200|h100) ;; *) echo "ingest_run: DEV must be h200 or h100, not '$dev'" >&2; exit 2;; esac
+case "$dev" in h200|h100) ;; *) fail "DEV must be h200 or h100, not '$dev'";; esac
 cd "$(dirname "$0")/.."
 data=docs/data page="docs/bench_$dev.md"
-fail() { echo "ingest_run: $*" >&2; exit 2; }
 # Every check before anything moves, so a refused run leaves docs/ as it was.
 for f in ours.json bench.txt small_batch.json selftest.txt torch_pad_bench.json; do
   [ -f "$run/$f" ] || fail "$run/$f is missing"
@@ -20,6 +20,7 @@ done
 [ ! -f "$run/cost_table.json" ] || [ -f "$run/judge.txt" ] || fail "$run/judge.txt is missing (the cost table's log)"
 grep -q 'ops per batch' "$run/bench.txt" || fail "$run/bench.txt has no small-batch table (fvk bench --batch)"
 [ ! -f "$page" ] || grep -q '^## Against the targets' "$page" || fail "$page has no '## Against the targets' section to keep"
+# The data files this run replaces (docs/data/<dev>_NAME).
 names="ours.json torch.json bench.txt small_batch.json small_batch.txt selftest.txt"
 [ ! -f "$run/cost_table.json" ] || names="$names cost_table.json judge.txt"
 for n in $names; do
@@ -33,11 +34,10 @@ trap 'rm -f "$gen"' EXIT
 /usr/bin/python3 bench/report.py --ours "$run/ours.json" --torch "$run/torch_pad_bench.json" \
   --out-md "$gen" --out-png "docs/bench_$dev.png" \
   --title "fvk vs PyTorch: padding kernels on NVIDIA ${dev^^}"
-keep() {  # keep() NAME: moves docs/data/<dev>_NAME to <dev>_<stem>_OLD.<ext>
-  local f="$data/${dev}_$1"
+for n in $names; do  # the previous run's files keep their place as <dev>_<stem>_OLD.<ext>
+  f="$data/${dev}_$n"
   if [ -f "$f" ]; then git mv "$f" "${f%.*}_${old}.${f##*.}"; fi
-}
-for n in ours.json torch.json bench.txt small_batch.json small_batch.txt selftest.txt; do keep "$n"; done
+done
 cp "$run/ours.json" "$data/${dev}_ours.json"
 cp "$run/torch_pad_bench.json" "$data/${dev}_torch.json"
 cp "$run/bench.txt" "$data/${dev}_bench.txt"
@@ -45,7 +45,6 @@ cp "$run/small_batch.json" "$data/${dev}_small_batch.json"
 sed -n '/ops per batch/,$p' "$run/bench.txt" > "$data/${dev}_small_batch.txt"
 cp "$run/selftest.txt" "$data/${dev}_selftest.txt"
 if [ -f "$run/cost_table.json" ]; then
-  keep cost_table.json; keep judge.txt
   cp "$run/cost_table.json" "$data/${dev}_cost_table.json"
   cp "$run/judge.txt" "$data/${dev}_judge.txt"
 fi

@@ -327,6 +327,11 @@ class IngestRun(unittest.TestCase):
         return subprocess.run(["bash", str(self.repo / "bench" / "ingest_run.sh"), *args],
                               cwd=self.repo, capture_output=True, text=True)
 
+    def assert_refused(self, args, message):
+        p = self.ingest(str(self.run_dir), *args)
+        self.assertEqual(p.returncode, 2)
+        self.assertIn(message, p.stderr)
+
     def test_first_run_then_a_later_one(self):
         data = self.repo / "docs" / "data"
         p = self.ingest(str(self.run_dir), "-", "h100")
@@ -370,29 +375,17 @@ class IngestRun(unittest.TestCase):
         self.assertEqual(self.ingest(str(self.run_dir), "-", "h100").returncode, 0)
         self.git("add", "-A")
         self.git("commit", "-qm", "first run")
-        p = self.ingest(str(self.run_dir))
-        self.assertEqual(p.returncode, 2)
-        self.assertIn("usage:", p.stderr)
-        p = self.ingest(str(self.run_dir), "abc1234", "h300")
-        self.assertEqual(p.returncode, 2)
-        self.assertIn("DEV must be h200 or h100", p.stderr)
+        self.assert_refused([], "usage:")
+        self.assert_refused(["abc1234", "h300"], "DEV must be h200 or h100")
         # The page lacks the section a later run keeps.
-        p = self.ingest(str(self.run_dir), "abc1234", "h100")
-        self.assertEqual(p.returncode, 2)
-        self.assertIn("no '## Against the targets' section", p.stderr)
+        self.assert_refused(["abc1234", "h100"], "no '## Against the targets' section")
         (self.run_dir / "judge.txt").unlink()
-        p = self.ingest(str(self.run_dir), "abc1234", "h200")
-        self.assertEqual(p.returncode, 2)
-        self.assertIn("judge.txt is missing", p.stderr)
+        self.assert_refused(["abc1234", "h200"], "judge.txt is missing")
         (self.run_dir / "cost_table.json").unlink()
         (self.run_dir / "bench.txt").write_text("no batch table\n")
-        p = self.ingest(str(self.run_dir), "abc1234", "h200")
-        self.assertEqual(p.returncode, 2)
-        self.assertIn("no small-batch table", p.stderr)
+        self.assert_refused(["abc1234", "h200"], "no small-batch table")
         (self.run_dir / "torch_pad_bench.json").unlink()
-        p = self.ingest(str(self.run_dir), "abc1234", "h200")
-        self.assertEqual(p.returncode, 2)
-        self.assertIn("torch_pad_bench.json is missing", p.stderr)
+        self.assert_refused(["abc1234", "h200"], "torch_pad_bench.json is missing")
         self.assertEqual(self.git("status", "--porcelain"), "")
 
 

@@ -136,9 +136,14 @@ TEST(SpirvReflect, RejectsGarbage) {
   EXPECT_THROW(rt::reflect_spirv(words), std::exception);
 }
 
-TEST(Validation, PlantedMisuseIsReported) {
+// Whether the suite runs with the validation layer (FVK_VALIDATION=1, which CTest sets).
+bool validation_requested() {
   const char* v = std::getenv("FVK_VALIDATION");
-  if (!v || std::string(v) != "1") GTEST_SKIP() << "FVK_VALIDATION=1 is not set: the validation layer is off";
+  return v && std::string(v) == "1";
+}
+
+TEST(Validation, PlantedMisuseIsReported) {
+  if (!validation_requested()) GTEST_SKIP() << "FVK_VALIDATION=1 is not set: the validation layer is off";
   Context ctx;  // its own device, so the planted message does not fail other tests
   ASSERT_TRUE(ctx.validation_messages().empty());
   // A buffer with no usage flags breaks VUID-VkBufferCreateInfo-usage-requiredbitmask; drivers accept it.
@@ -153,8 +158,7 @@ TEST(Validation, PlantedMisuseIsReported) {
 // Like the test above, it runs where the suite runs with the layer (FVK_VALIDATION=1, which CTest
 // sets): a GPU machine without the layer runs the rest of the suite.
 TEST(Validation, BoundsCheckReportsAnAccessOutsideTheBuffer) {
-  const char* v = std::getenv("FVK_VALIDATION");
-  if (!v || std::string(v) != "1") GTEST_SKIP() << "FVK_VALIDATION=1 is not set: the validation layer is off";
+  if (!validation_requested()) GTEST_SKIP() << "FVK_VALIDATION=1 is not set: the validation layer is off";
   ContextOptions options;
   options.check_bounds = true;
   Context ctx(options);  // its own device, so the planted access does not fail other tests
