@@ -290,7 +290,9 @@ void write_chunk(uint chunk, uint inner, uint row_dst, uint row_src, uint c, uin
 //  7, 8: where their pipelines are built for the geometry, in destinations of 1 MiB and more, in
 //     place of the tile pass: the aligned-row pass (aligned_row_chunk, below: rows of whole chunks
 //     with pads of at most 16 bytes) and the group pass (group_pass, below: groups of whole rows of
-//     1- and 2-byte elements from source rows of whole chunks).
+//     1- and 2-byte elements from source rows of whole chunks);
+//  9: the word pass (word_pass, below), in destinations under 1 MiB whose rows of 16 to 511 bytes
+//     have an innermost pad, 1- to 4-byte elements: one invocation per 32-bit word.
 // The inner and edge passes write disjoint chunks: no barrier between them; they take the rows of
 // 8192 bytes and more. Where rows are whole chunks without pads, there are no edge chunks and the
 // inner pass alone writes everything (from 8192 bytes; from 512 on destinations under 1 MiB).
@@ -645,6 +647,44 @@ uint word_value(uint w, WordSources ws) {
 #endif
   }
   return word;
+}
+
+// The word pass (REGION 9), for destinations under 1 MiB whose rows of 16 to 511 bytes have an
+// innermost pad: one invocation per 32-bit word of the destination (for 8-byte elements, per half
+// element), with no row table and no barrier. Such tensors are latency-bound: the row pass's time is
+// its slowest invocation's chain, a slow chunk's CHUNK_ELEMS element loads and their index steps
+// one after another (16 on 1-byte elements); here each chain is one word's (4 elements at most),
+// its loads in flight together. A word touches at most two rows (a row holds a word or more): its
+// row's source and, where it runs past the row end, the next one's. Measured on the H100 against the
+// row pass (small set, [8,3,32,32] with pads of 1; three rounds, docs/data/h100_ab_word_pass.md):
+// 1-byte elements 0.70-0.71x the time, 2-byte 0.75-0.80x, 4-byte 0.91-0.95x.
+void word_pass(uint g, uint inner, uint row_dst, uint row_src) {
+#if ELEM_BYTES == 8
+  const uint n_words = 2u * N_DST;
+  const uint e0 = g >> 1;
+#else
+  const uint n_words = N_DST / WORD_ELEMS + uint(N_DST % WORD_ELEMS != 0u);
+  const uint e0 = g * WORD_ELEMS;
+#endif
+  if (g >= n_words) return;
+  const uint r = div_dst(e0, inner);
+  const uint c0 = e0 - r * row_dst;
+  uint off, off_next = 0u;
+  const bool row_ok = row_source(r, inner, row_src, off);
+  bool next_ok = true;
+  if (c0 + WORD_ELEMS > row_dst && e0 + (row_dst - c0) < N_DST) next_ok = row_source(r + 1u, inner, row_src, off_next);
+  WordSources ws = no_word();
+  [[unroll]] for (uint j = 0u; j < WORD_ELEMS; ++j) {
+    if (e0 + j < N_DST) {
+      const bool next = c0 + j >= row_dst;
+      uint s;
+      const bool ok = map_coord(inner, next ? c0 + j - row_dst : c0 + j, s) && (next ? next_ok : row_ok);
+      ws.at[j] = (next ? off_next : off) + s;
+      ws.pasts &= ~(1u << j);
+      if (!ok) ws.fills |= 1u << j;
+    }
+  }
+  dst_w[g] = word_value(g, ws);
 }
 
 // The tile pass (REGION 5: two chunks per invocation, 6: four, each ROW_CHUNKS apart): like the row
@@ -1087,6 +1127,10 @@ void main() {
     return;
   }
   if (g >= pc.n_chunks) return;  // invocations of this pass
+  if (REGION == 9u) {  // the word pass
+    word_pass(g, inner, row_dst, row_src);
+    return;
+  }
   if (REGION == 7u) {  // the aligned-row pass
     aligned_row_chunk(g, total, inner, row_dst, row_src, pl, pr);
     return;

@@ -103,8 +103,16 @@ TEST(GatherPlan, BenchShapesTakeTheMeasuredPasses) {
       // Destination rows of whole chunks over source rows that are not (f32 rows of 64 from 62):
       // the tile pass.
       {"f32 68 from 62", {rank5_out, 4, 68, 3, 3, true, true}, GatherPass::Tile, tile2(rank5_out / 4), 0, 0},
-      // Whole-chunk rows under 1 MiB: the row pass.
-      {"small f32 68", {4 * 68 * 10, 4, 68, 2, 2, false}, GatherPass::Row, (4 * 68 * 10 / 4 + 255) / 256 * 256, 0, 0},
+      // Rows with an innermost pad under 1 MiB, 1- to 4-byte elements: the word pass, one invocation
+      // per 32-bit word; 8-byte elements, and rows without an innermost pad: the row pass.
+      {"small f32 68", {4 * 68 * 10, 4, 68, 2, 2, false}, GatherPass::Word, 4 * 68 * 10, 0, 0},
+      {"small i64 34", {4 * 34 * 10, 8, 34, 2, 2, false}, GatherPass::Row, (4 * 34 * 10 / 2 + 255) / 256 * 256, 0, 0},
+      {"small f32 68, crop",
+       {4 * 68 * 10, 4, 68, 0, 0, false},
+       GatherPass::Row,
+       (4 * 68 * 10 / 4 + 255) / 256 * 256,
+       0,
+       0},
       // image forward, rows of 518: four per invocation for 1 to 4 bytes, two for 8.
       {"image u8", {image_out, 1, 518, 3, 3, true}, GatherPass::TileFour, tile4((image_out + 15) / 16), 0, 0},
       {"image f32", {image_out, 4, 518, 3, 3, true}, GatherPass::TileFour, tile4(image_out / 4), 0, 0},
@@ -126,15 +134,13 @@ TEST(GatherPlan, BenchShapesTakeTheMeasuredPasses) {
        four_apart(64ull * 120256),
        65 * 258,
        258},
-      // Under 1 MiB: the row pass with one chunk per invocation under 512 bytes, the inner pass alone
-      // on whole rows from 512, the one pass on rows with edges from 512 (four chunks 32 apart from
-      // 8 KiB but for 1-byte elements).
-      {"small f32",
-       {8 * 3 * 34 * 34, 4, 34, 1, 1, false},
-       GatherPass::Row,
-       (8 * 3 * 34 * 34 / 4 + 255) / 256 * 256,
-       0,
-       0},
+      // Under 1 MiB: the word pass on rows under 512 bytes with an innermost pad (1- to 4-byte
+      // elements), the inner pass alone on whole rows from 512, the one pass on rows with edges from
+      // 512 (four chunks 32 apart from 8 KiB but for 1-byte elements).
+      {"small f32", {8 * 3 * 34 * 34, 4, 34, 1, 1, false}, GatherPass::Word, 8 * 3 * 34 * 34, 0, 0},
+      {"small f16", {8 * 3 * 34 * 34, 2, 34, 1, 1, false}, GatherPass::Word, 8 * 3 * 34 * 34 / 2, 0, 0},
+      {"small u8", {8 * 3 * 34 * 34, 1, 34, 1, 1, false}, GatherPass::Word, 8 * 3 * 34 * 34 / 4, 0, 0},
+      {"small u8, odd", {5 * 35, 1, 35, 2, 1, false}, GatherPass::Word, (5 * 35 + 3) / 4, 0, 0},
       {"small crop 512", {4 * 128, 4, 128, 0, 0, false}, GatherPass::Inner, four_apart(128), 0, 0},
       {"small 520", {4 * 130, 4, 130, 1, 1, false}, GatherPass::One, (4 * 130 + 3) / 4, 0, 0},
       {"small 8 KiB f32", {2 * 2050, 4, 2050, 1, 1, false}, GatherPass::One, four_apart((2 * 2050 + 3) / 4), 0, 0},

@@ -93,6 +93,15 @@ GatherPlan plan_gather(const GatherShape& s) {
     const bool four = !whole_rows && row_bytes >= kLongRowBytes && s.width < 8;
     return {four ? GatherPass::TileFour : GatherPass::Tile, grouped_invocations(chunks_total, four ? 1024 : 512)};
   }
+  // Rows of 16 to 511 bytes with an innermost pad in destinations under 1 MiB, elements of 1 to 4
+  // bytes: the word pass, one invocation per 32-bit word of the destination. These are latency-
+  // bound, and the row pass's slow chunks load their elements one after another. Measured on the
+  // H100 against the row pass (small set, docs/data/h100_ab_word_pass.md): u8 0.70-0.71x the time,
+  // f16/bf16 0.75-0.80x, f32 0.91-0.95x. 8-byte elements (a word is half an element) keep the row
+  // pass: not measured.
+  if (!s.big && s.width <= 4 && s.left + s.right > 0 && row_bytes < kLongRowBytes) {
+    return {GatherPass::Word, (s.n_dst * s.width + 3) / 4};
+  }
   // Other rows of 16 to 511 bytes (whole chunks without pads, or under 1 MiB): the row pass, which walks
   // the outer coordinates once per row (measured on the H200 against the inner and edge passes:
   // 0.73-0.99x the time on the small set, 0.83-0.95x on rank-5 crops and 1-byte pads, 0.95-1.06x

@@ -20,6 +20,7 @@ enum class GatherPass : std::uint32_t {
   TileFour = 6,    // the tile pass, four chunks per invocation
   AlignedRow = 7,  // rows of whole chunks in destination and source: one chunk per invocation
   Group = 8,       // groups of whole rows of 1- and 2-byte elements, one or two invocations each, through a stage
+  Word = 9,        // one 32-bit word of the destination per invocation, for small destinations
 };
 
 // The destination as record_gather sees it after coalescing (a crop's destination is grad_in).
