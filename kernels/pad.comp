@@ -7,8 +7,9 @@
 // shape_buf = [in_shape, out_shape, left_pad, dst_div_multiplier, dst_div_shifts], `rank` entries
 // each. The wrapper guarantees the pad preconditions (out = in + l + r, reflect pads <= dim - 1, no
 // empty dim where data is needed). Each invocation writes whole 16-byte chunks of the destination
-// (CHUNK_ELEMS consecutive elements), walking coordinates incrementally so the per-element cost is a
-// compare and an add; the passes (one, or inner + edge) are described above main().
+// (CHUNK_ELEMS consecutive elements; the tile pass's queued chunks and the word pass: 32-bit words),
+// walking coordinates incrementally so the per-element cost is a compare and an add; the passes are
+// described above main().
 #include "common.glsl"
 // PORTABLE builds (the *_portable_* kernels) use no subgroup operation: the tile passes queue their
 // chunks that are not plain in the workgroup's queue only.
@@ -47,8 +48,8 @@ layout(set = 0, binding = 0, std430) readonly buffer Src { uint src[]; };
 // The same source seen as 16-byte chunks, for the fast path.
 layout(set = 0, binding = 0, std430) readonly buffer Src4 { uvec4 src4[]; };
 layout(set = 0, binding = 1, std430) writeonly buffer Dst { uvec4 dst[]; };
-// The same destination seen as 32-bit words, for the tile pass's queued chunks (each word is
-// written by one invocation).
+// The same destination seen as 32-bit words, for the tile pass's queued chunks and the word pass
+// (each word is written by one invocation).
 layout(set = 0, binding = 1, std430) writeonly buffer DstW { uint dst_w[]; };
 #include "window.glsl"
 layout(set = 0, binding = 2, std430) readonly buffer ShapeBuf { uint shape_buf[]; };
@@ -654,8 +655,9 @@ uint word_value(uint w, WordSources ws) {
 // element), with no row table and no barrier. Such tensors are latency-bound: the row pass's time is
 // its slowest invocation's chain, a slow chunk's CHUNK_ELEMS element loads and their index steps
 // one after another (16 on 1-byte elements); here each chain is one word's (4 elements at most),
-// its loads in flight together. A word touches at most two rows (a row holds a word or more): its
-// row's source and, where it runs past the row end, the next one's. Measured on the H100 against the
+// its loads in flight together. A word touches at most two rows, since a row holds a word or more:
+// its row's source and, where it runs past the row end, the next one's. (The wrapper takes the pass
+// on rows of 16 bytes and more only; rows under 4 bytes would let a word span three rows.) Measured on the H100 against the
 // row pass (small set, [8,3,32,32] with pads of 1; three rounds, docs/data/h100_ab_word_pass.md):
 // 1-byte elements 0.70-0.71x the time, 2-byte 0.75-0.80x, 4-byte 0.91-0.95x.
 void word_pass(uint g, uint inner, uint row_dst, uint row_src) {

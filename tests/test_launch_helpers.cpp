@@ -141,6 +141,12 @@ TEST(GatherPlan, BenchShapesTakeTheMeasuredPasses) {
       {"small f16", {8 * 3 * 34 * 34, 2, 34, 1, 1, false}, GatherPass::Word, 8 * 3 * 34 * 34 / 2, 0, 0},
       {"small u8", {8 * 3 * 34 * 34, 1, 34, 1, 1, false}, GatherPass::Word, 8 * 3 * 34 * 34 / 4, 0, 0},
       {"small u8, odd", {5 * 35, 1, 35, 2, 1, false}, GatherPass::Word, (5 * 35 + 3) / 4, 0, 0},
+      // The word pass's bounds: rows of 16 to 511 bytes (15 and 512 take the one pass), under 1 MiB.
+      {"small u8 16", {5 * 16, 1, 16, 1, 0, false}, GatherPass::Word, 5 * 16 / 4, 0, 0},
+      {"small u8 15", {5 * 15, 1, 15, 1, 0, false}, GatherPass::One, (5 * 15 + 15) / 16, 0, 0},
+      {"small u8 511", {5 * 511, 1, 511, 0, 1, false}, GatherPass::Word, (5 * 511 + 3) / 4, 0, 0},
+      {"small u8 512", {5 * 512, 1, 512, 0, 1, false}, GatherPass::One, 5 * 512 / 16, 0, 0},
+      {"u8 34, 1 MiB", {1u << 20, 1, 34, 1, 1, true}, GatherPass::Tile, tile2((1u << 20) / 16), 0, 0},
       {"small crop 512", {4 * 128, 4, 128, 0, 0, false}, GatherPass::Inner, four_apart(128), 0, 0},
       {"small 520", {4 * 130, 4, 130, 1, 1, false}, GatherPass::One, (4 * 130 + 3) / 4, 0, 0},
       {"small 8 KiB f32", {2 * 2050, 4, 2050, 1, 1, false}, GatherPass::One, four_apart((2 * 2050 + 3) / 4), 0, 0},

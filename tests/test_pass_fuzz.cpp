@@ -421,6 +421,51 @@ TEST(PadGroupPass, Geometries) {
   }
 }
 
+// pad.comp's word pass (destinations under 1 MiB, rows of 16 to 511 bytes with an innermost pad,
+// 1- to 4-byte elements): one invocation per 32-bit word of the destination, which finds its row's
+// source and, where the word runs past the row's end, the next row's. With the wrappers' default
+// choice (no always_split_passes), fixed corners per mode and width, each checked to take the pass:
+// rows of exactly 16 bytes and of 511 or so, odd rows (words across row ends at every offset), rows
+// wholly in an outer constant pad, a part word at the destination's end, rank 1, reflect pads of
+// dim - 1, a left or a right pad alone. The portable builds run the same pass.
+TEST(PadWordPass, CornerGeometries) {
+  for (const auto& target : split_targets()) {
+    if (target.op != selftest::Op::Pad || byte_width(target.dtype) > 4 || !width_representative(target.dtype)) continue;
+    const std::int64_t width = static_cast<std::int64_t>(byte_width(target.dtype));
+    const std::vector<Geometry> geometries = {
+        {{5, 16 / width - 2}, {1, 1}, {0, 1}},
+        {{3, 7, 511 / width - 4}, {0, 1, 2}, {1, 0, 2}},
+        {{4, 5, 33 / width + 3}, {2, 1, 3}, {1, 2, 0}},
+        {{6, 37 / width + 2}, {0, 0}, {0, 5}},
+        {{40 / width + 9}, {4}, {0}},
+        {{2, 3, 9, 19 / width + 5}, {1, 0, 1, 5}, {0, 2, 1, 5}},
+    };
+    for (const auto& g : geometries) {
+      // The plan the wrapper makes for this geometry (the innermost axis is padded, so coalescing
+      // keeps it as the row).
+      std::int64_t left = g.left.back(), right = g.right.back(), row = g.in.back() + left + right, n_dst = 1;
+      if (target.mode == PadMode::Reflect) {
+        left = std::min(left, g.in.back() - 1);
+        right = std::min(right, g.in.back() - 1);
+        row = g.in.back() + left + right;
+      }
+      for (std::size_t a = 0; a < g.in.size(); ++a) {
+        std::int64_t l = g.left[a], r = g.right[a];
+        if (target.mode == PadMode::Reflect) l = std::min(l, g.in[a] - 1), r = std::min(r, g.in[a] - 1);
+        n_dst *= g.in[a] + l + r;
+      }
+      ops::GatherShape shape;
+      shape.n_dst = static_cast<std::uint64_t>(n_dst);
+      shape.width = static_cast<std::uint64_t>(width);
+      shape.row = static_cast<std::uint64_t>(row);
+      shape.left = static_cast<std::uint64_t>(left);
+      shape.right = static_cast<std::uint64_t>(right);
+      EXPECT_EQ(ops::plan_gather(shape).pass, ops::GatherPass::Word) << target.kernel << " " << to_string(g.in);
+    }
+    run_geometries(target, geometries, 31, default_options());
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(PadFamily, SplitPasses, ::testing::ValuesIn(split_targets()), target_name);
 INSTANTIATE_TEST_SUITE_P(PadFamily, DefaultPasses, ::testing::ValuesIn(split_targets(false)), target_name);
 
