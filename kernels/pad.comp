@@ -657,9 +657,11 @@ uint word_value(uint w, WordSources ws) {
 // one after another (16 on 1-byte elements); here each chain is one word's (4 elements at most),
 // its loads in flight together. A word touches at most two rows, since a row holds a word or more:
 // its row's source and, where it runs past the row end, the next one's. (The wrapper takes the pass
-// on rows of 16 bytes and more only; rows under 4 bytes would let a word span three rows.) Measured on the H100 against the
-// row pass (small set, [8,3,32,32] with pads of 1; three rounds, docs/data/h100_ab_word_pass.md):
-// 1-byte elements 0.70-0.71x the time, 2-byte 0.75-0.80x, 4-byte 0.91-0.95x.
+// on rows of 16 bytes and more only; rows under 4 bytes would let a word span three rows.) Measured
+// on the H100 against the row pass (small set, [8,3,32,32] with pads of 1; three rounds,
+// docs/data/h100_ab_word_pass.md): 1-byte elements 0.70-0.71x the time, 2-byte 0.75-0.80x, 4-byte
+// 0.91-0.95x. The wrapper does not take it for 8-byte elements (slower in batches, same file); their
+// module is built like every width's and writes the right bytes all the same.
 void word_pass(uint g, uint inner, uint row_dst, uint row_src) {
 #if ELEM_BYTES == 8
   const uint n_words = 2u * N_DST;
@@ -674,7 +676,8 @@ void word_pass(uint g, uint inner, uint row_dst, uint row_src) {
   uint off, off_next = 0u;
   const bool row_ok = row_source(r, inner, row_src, off);
   bool next_ok = true;
-  if (c0 + WORD_ELEMS > row_dst && e0 + (row_dst - c0) < N_DST) next_ok = row_source(r + 1u, inner, row_src, off_next);
+  if (c0 + WORD_ELEMS > row_dst && e0 + (row_dst - c0) < N_DST)
+    next_ok = row_source(r + 1u, inner, row_src, off_next);
   WordSources ws = no_word();
   [[unroll]] for (uint j = 0u; j < WORD_ELEMS; ++j) {
     if (e0 + j < N_DST) {

@@ -163,6 +163,21 @@ struct Geometry {
   std::vector<std::int64_t> left, right;
 };
 
+// The case of geometry g for `target`: reflect pads cut to dim - 1.
+selftest::Case geometry_case(const selftest::Target& target, const Geometry& g, std::uint64_t seed) {
+  selftest::Case c;
+  c.shape = g.in;
+  c.left = g.left;
+  c.right = g.right;
+  for (std::size_t a = 0; a < g.in.size() && target.mode == PadMode::Reflect; ++a) {
+    c.left[a] = std::min(c.left[a], g.in[a] - 1);
+    c.right[a] = std::min(c.right[a], g.in[a] - 1);
+  }
+  c.fill = Scalar::from_int(9);
+  c.seed = seed;
+  return c;
+}
+
 // Runs each geometry through `target` with the split passes (reflect pads cut to dim - 1), bit for
 // bit against the CPU reference, and fails on any validation message.
 void run_geometries(const selftest::Target& target, const std::vector<Geometry>& geometries, std::uint64_t seed,
@@ -170,16 +185,7 @@ void run_geometries(const selftest::Target& target, const std::vector<Geometry>&
   Context& ctx = context_for(target, options);
   const std::size_t seen = ctx.validation_messages().size();
   for (const auto& g : geometries) {
-    selftest::Case c;
-    c.shape = g.in;
-    c.left = g.left;
-    c.right = g.right;
-    for (std::size_t a = 0; a < g.in.size() && target.mode == PadMode::Reflect; ++a) {
-      c.left[a] = std::min(c.left[a], g.in[a] - 1);
-      c.right[a] = std::min(c.right[a], g.in[a] - 1);
-    }
-    c.fill = Scalar::from_int(9);
-    c.seed = seed;
+    const selftest::Case c = geometry_case(target, g, seed);
     const auto o = selftest::run_case(ctx, target, c);
     EXPECT_TRUE(o.pass) << target.kernel << " shape " << to_string(c.shape) << ": " << o.detail;
   }
@@ -441,25 +447,11 @@ TEST(PadWordPass, CornerGeometries) {
         {{2, 3, 9, 19 / width + 5}, {1, 0, 1, 5}, {0, 2, 1, 5}},
     };
     for (const auto& g : geometries) {
-      // The plan the wrapper makes for this geometry (the innermost axis is padded, so coalescing
-      // keeps it as the row).
-      std::int64_t left = g.left.back(), right = g.right.back(), row = g.in.back() + left + right, n_dst = 1;
-      if (target.mode == PadMode::Reflect) {
-        left = std::min(left, g.in.back() - 1);
-        right = std::min(right, g.in.back() - 1);
-        row = g.in.back() + left + right;
-      }
-      for (std::size_t a = 0; a < g.in.size(); ++a) {
-        std::int64_t l = g.left[a], r = g.right[a];
-        if (target.mode == PadMode::Reflect) l = std::min(l, g.in[a] - 1), r = std::min(r, g.in[a] - 1);
-        n_dst *= g.in[a] + l + r;
-      }
-      ops::GatherShape shape;
-      shape.n_dst = static_cast<std::uint64_t>(n_dst);
-      shape.width = static_cast<std::uint64_t>(width);
-      shape.row = static_cast<std::uint64_t>(row);
-      shape.left = static_cast<std::uint64_t>(left);
-      shape.right = static_cast<std::uint64_t>(right);
+      // The plan the wrapper makes for this geometry, as record_gather derives it.
+      const selftest::Case c = geometry_case(target, g, 31);
+      PadGeometry pg{target.mode, c.shape, c.shape, c.left, c.right};
+      for (std::size_t a = 0; a < pg.out.size(); ++a) pg.out[a] += c.left[a] + c.right[a];
+      const ops::GatherShape shape = ops::gather_shape(ops::coalesce(pg), byte_width(target.dtype), false);
       EXPECT_EQ(ops::plan_gather(shape).pass, ops::GatherPass::Word) << target.kernel << " " << to_string(g.in);
     }
     run_geometries(target, geometries, 31, default_options());
