@@ -20,6 +20,15 @@ ContextOptions context_options(const GlobalOptions& global) {
 
 Context make_context(const GlobalOptions& global) { return Context(context_options(global)); }
 
+int exit_code(const Context& ctx, int rc) {
+  const auto messages = ctx.validation_messages();
+  if (messages.empty()) return rc;
+  for (const auto& m : messages) fmt::print(stderr, "validation: {}\n", m);
+  fmt::print(stderr, "{} validation message{} (see above): the run is not clean\n", messages.size(),
+             messages.size() == 1 ? "" : "s");
+  return rc != 0 ? rc : 1;
+}
+
 std::vector<std::int64_t> parse_int_list(const std::string& text, const std::string& what) {
   std::vector<std::int64_t> out;
   std::size_t start = 0;

@@ -14,6 +14,11 @@ namespace fvk::cli {
 
 ContextOptions context_options(const GlobalOptions& global);
 Context make_context(const GlobalOptions& global);
+// The end of a command that made `ctx`: prints each message the validation layer gave on its device
+// (FVK_VALIDATION=1, FVK_CHECK_BOUNDS=1; none are collected otherwise) to stderr and returns the exit
+// code: `rc`, or 1 where rc is 0 and there were messages, so that a run the layer flagged never
+// looks clean.
+int exit_code(const Context& ctx, int rc = 0);
 // Parses "1,2,3" into integers; InvalidArgument naming `what` on anything else.
 std::vector<std::int64_t> parse_int_list(const std::string& text, const std::string& what);
 // --kernel FILTER of selftest, bench and judge: InvalidArgument before any work when the filter is

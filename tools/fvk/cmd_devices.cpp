@@ -34,7 +34,7 @@ Registrar reg([](CLI::App& app, GlobalOptions& global) {
                yes(c.buffer_float64_atomic_add));
     fmt::print("  subgroup ballot / shuffle   {} / {}\n", yes(c.subgroup_ballot), yes(c.subgroup_shuffle));
     fmt::print("  pipeline statistics         {} (fvk stats)\n", yes(c.pipeline_statistics));
-    return 0;
+    return exit_code(ctx);
   });
 });
 

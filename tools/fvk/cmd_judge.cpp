@@ -109,7 +109,7 @@ Registrar reg_judge([](CLI::App& app, GlobalOptions& global) {
     for (const auto& k : skipped) fmt::print("skipped: {}, which the device lacks\n", k);
     table.save(path);
     fmt::print("wrote {} entries to {}\n", table.size(), path);
-    return 0;
+    return exit_code(ctx);
   });
 });
 
@@ -196,7 +196,7 @@ Registrar reg_bench([](CLI::App& app, GlobalOptions& global) {
       fmt::print("smallest op (masked_fill of one f32 element): {:.3f} us per op\n", br.smallest_ns_per_op / 1000);
       if (!batch_json->empty()) write_file(*batch_json, judge::to_json(br));
     }
-    return 0;
+    return exit_code(ctx);
   });
 });
 

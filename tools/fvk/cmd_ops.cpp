@@ -44,7 +44,7 @@ Registrar reg_pad([](CLI::App& app, GlobalOptions& global) {
     Context ctx = make_context(global);
     const Tensor out = pad(ctx, upload_view(ctx, in), spec, value);
     io::write_npy(a->out, ctx.download(out));
-    return 0;
+    return exit_code(ctx);
   });
 });
 
@@ -62,7 +62,7 @@ Registrar reg_backward([](CLI::App& app, GlobalOptions& global) {
     const Tensor grad_in = pad_backward(ctx, upload_view(ctx, grad_out), spec,
                                         a->atomic ? PlanPolicy::PreferNondeterministic : PlanPolicy::DeterministicOnly);
     io::write_npy(a->out, ctx.download(grad_in));
-    return 0;
+    return exit_code(ctx);
   });
 });
 
@@ -83,7 +83,7 @@ Registrar reg_masked([](CLI::App& app, GlobalOptions& global) {
     Context ctx = make_context(global);
     const Tensor out = masked_fill(ctx, upload_view(ctx, in), upload_view(ctx, mask), value);
     io::write_npy(a->out, ctx.download(out));
-    return 0;
+    return exit_code(ctx);
   });
 });
 

@@ -118,7 +118,7 @@ Registrar reg([](CLI::App& app, GlobalOptions& global) {
         }
       }
     }
-    return 0;
+    return exit_code(ctx);
   });
 });
 
