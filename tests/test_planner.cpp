@@ -158,6 +158,9 @@ TEST(Planner, DevicesThatEndLongLoopsGetTheAtomicKernelForLongSums) {
     planner::plan(request(PlanPolicy::DeterministicOnly), {&limited, nullptr});
   });
   EXPECT_THAT(msg, HasSubstr("ends loops after 65535"));
+  // The way round: the policy that takes the atomic kernel, named.
+  EXPECT_THAT(msg, HasSubstr("a policy that allows nondeterministic kernels (allow-nondeterministic, "
+                             "prefer-nondeterministic) takes pad_backward_replicate_f32"));
   // Short sums stay on the deterministic kernel on the limited device too.
   const Request small{OpRequest::PadBackward,
                       PadMode::Replicate,

@@ -59,8 +59,18 @@ Registrar reg_backward([](CLI::App& app, GlobalOptions& global) {
     const NpyInput grad_out = read_input(a->in, a->dtype);
     const PadSpec spec = spec_from(*a, grad_out.tensor.shape.size());
     Context ctx = make_context(global);
-    const Tensor grad_in = pad_backward(ctx, upload_view(ctx, grad_out), spec,
-                                        a->atomic ? PlanPolicy::PreferNondeterministic : PlanPolicy::DeterministicOnly);
+    const PlanPolicy policy = a->atomic ? PlanPolicy::PreferNondeterministic : PlanPolicy::DeterministicOnly;
+    const Tensor grad_in = [&] {
+      try {
+        return pad_backward(ctx, upload_view(ctx, grad_out), spec, policy);
+      } catch (const Error& e) {
+        // The planner names the policies; here the policy is a flag.
+        if (e.code() != ErrorCode::NoKernel || a->atomic || spec.mode == PadMode::Constant) throw;
+        std::string_view text = e.what();  // "NoKernel: ..."
+        text.remove_prefix(to_string(e.code()).size() + 2);
+        fail(e.code(), fmt::format("{} (fvk pad-backward --atomic: policy prefer-nondeterministic)", text));
+      }
+    }();
     io::write_npy(a->out, ctx.download(grad_in));
     return exit_code(ctx);
   });
