@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <bit>
 #include <functional>
 #include <limits>
 #include <random>
@@ -444,6 +445,22 @@ TEST(ScalarText, OutOfRangeNamesTheValue) {
   EXPECT_THAT(expect_error(ErrorCode::ValueOutOfRange, [] { Scalar::parse("-129").bits(DType::I8); }),
               HasSubstr("-129"));
   EXPECT_THAT(expect_error(ErrorCode::ValueOutOfRange, [] { Scalar::parse("256").bits(DType::U8); }), HasSubstr("256"));
+}
+
+// A value past the largest finite number of its dtype is refused, not rounded to infinity: past
+// f32's (1e39) by the dtype check, and past double's (1e400, which strtod turns into infinity) by the
+// parse, for every float dtype. "inf" itself is taken; a value under the smallest subnormal rounds
+// to zero.
+TEST(ScalarText, ValuesPastTheLargestFiniteAreRefused) {
+  EXPECT_THAT(expect_error(ErrorCode::ValueOutOfRange, [] { Scalar::parse("1e39").bits(DType::F32); }),
+              HasSubstr("round to infinity"));
+  for (const char* text : {"1e400", "-1e400", "0x1p2000"})
+    EXPECT_THAT(expect_error(ErrorCode::ValueOutOfRange, [&] { Scalar::parse(text); }),
+                HasSubstr(fmt::format("value '{}' is beyond the largest finite number", text)));
+  EXPECT_EQ(Scalar::parse("inf").bits(DType::F32), 0x7F800000u);
+  EXPECT_EQ(Scalar::parse("-inf").bits(DType::F64), 0xFFF0000000000000u);
+  EXPECT_EQ(Scalar::parse("1e-400").bits(DType::F64), 0u);
+  EXPECT_EQ(Scalar::parse("1e308").bits(DType::F64), std::bit_cast<std::uint64_t>(1e308));
 }
 
 // reach() checks the form itself: a stride list shorter than the shape is an error, not a read past

@@ -66,6 +66,14 @@ Scalar Scalar::parse(std::string_view text) {
   if (t.empty() || !end || *end != '\0')
     fail(ErrorCode::InvalidArgument,
          fmt::format("value '{}' is not a number (expected e.g. 1.5, -3, 0x7f, nan, inf, true)", text));
+  // Past the largest double strtod gives infinity; the dtype check would take it as the infinity it
+  // now is, while a value past the dtype's own largest finite number is refused (bits()). Refused
+  // here the same way. (A value below the smallest subnormal rounds to zero, as in every dtype.)
+  if (errno == ERANGE && std::isinf(d))
+    fail(ErrorCode::ValueOutOfRange,
+         fmt::format("value '{}' is beyond the largest finite number (it would round to infinity; pass inf "
+                     "explicitly if that is meant)",
+                     text));
   return from_double(d);
 }
 
