@@ -447,6 +447,14 @@ TEST(ScalarText, OutOfRangeNamesTheValue) {
   EXPECT_THAT(expect_error(ErrorCode::ValueOutOfRange, [] { Scalar::parse("256").bits(DType::U8); }), HasSubstr("256"));
 }
 
+// what() leads with the code; message() is the text alone, for callers that add to it.
+TEST(ErrorText, MessageIsWhatWithoutTheCode) {
+  const Error e(ErrorCode::NoKernel, "no kernel for this");
+  EXPECT_STREQ(e.what(), "NoKernel: no kernel for this");
+  EXPECT_EQ(e.message(), "no kernel for this");
+  EXPECT_EQ(Error(ErrorCode::Internal, "").message(), "");
+}
+
 // A value past the largest finite number of its dtype is refused, not rounded to infinity: past
 // f32's (1e39) by the dtype check, and past double's (1e400, which strtod turns into infinity) by the
 // parse, for every float dtype. "inf" itself is taken; a value under the smallest subnormal rounds

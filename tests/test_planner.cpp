@@ -207,6 +207,22 @@ TEST(Planner, ImpossibleRequestsSayWhichConstraintFailed) {
         planner::PlanContext{&bare, nullptr});
   });
   EXPECT_THAT(feature_msg, HasSubstr("shaderFloat64"));
+  // Under deterministic-only, the policy that allows the atomic kernels is named only where one of
+  // them passed every other check (DevicesThatEndLongLoops...): not where they too lack the dtype or
+  // the device's features.
+  for (const auto& [request, device] : {
+           std::pair{
+               backward_request(PadMode::Reflect, ViewLayout::dense(DType::I32, {4, 4}), PlanPolicy::DeterministicOnly),
+               static_cast<const DeviceInfo*>(nullptr)},
+           std::pair{backward_request(PadMode::Replicate, ViewLayout::dense(DType::F64, {4, 4}),
+                                      PlanPolicy::DeterministicOnly),
+                     static_cast<const DeviceInfo*>(&bare)},
+       })
+    EXPECT_THAT(expect_error(ErrorCode::NoKernel,
+                             [&] {
+                               planner::plan(request, planner::PlanContext{device, nullptr});
+                             }),
+                Not(HasSubstr("a policy that allows nondeterministic kernels")));
 
   // The op's own rules still apply once a kernel is found.
   expect_error(ErrorCode::ReflectPadTooLarge,

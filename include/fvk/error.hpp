@@ -35,6 +35,8 @@ class Error : public std::runtime_error {
  public:
   Error(ErrorCode code, const std::string& message);
   ErrorCode code() const noexcept { return code_; }
+  // The message alone; what() is "<code>: <message>".
+  std::string_view message() const noexcept;
 
  private:
   ErrorCode code_;

@@ -29,6 +29,10 @@ std::string_view to_string(ErrorCode code) noexcept {
 Error::Error(ErrorCode code, const std::string& message)
     : std::runtime_error(std::string(to_string(code)) + ": " + message), code_(code) {}
 
+std::string_view Error::message() const noexcept {
+  return std::string_view(what()).substr(to_string(code_).size() + 2);
+}
+
 void fail(ErrorCode code, const std::string& message) { throw Error(code, message); }
 
 }  // namespace fvk

@@ -20,13 +20,27 @@ ContextOptions context_options(const GlobalOptions& global) {
 
 Context make_context(const GlobalOptions& global) { return Context(context_options(global)); }
 
-int exit_code(const Context& ctx, int rc) {
-  const auto messages = ctx.validation_messages();
-  if (messages.empty()) return rc;
+std::size_t ValidationReport::print() const {
+  const auto messages = ctx_.validation_messages();
   for (const auto& m : messages) fmt::print(stderr, "validation: {}\n", m);
-  fmt::print(stderr, "{} validation message{} (see above): the run is not clean\n", messages.size(),
-             messages.size() == 1 ? "" : "s");
-  return rc != 0 ? rc : 1;
+  if (!messages.empty())
+    fmt::print(stderr, "{} validation message{} (see above): the run is not clean\n", messages.size(),
+               messages.size() == 1 ? "" : "s");
+  return messages.size();
+}
+
+int ValidationReport::exit_code(int rc) {
+  printed_ = true;
+  const std::size_t n = print();
+  return rc != 0 || n == 0 ? rc : 1;
+}
+
+ValidationReport::~ValidationReport() {
+  if (printed_) return;
+  try {
+    print();
+  } catch (...) {  // a destructor, maybe on an exception's way out: nothing may escape
+  }
 }
 
 std::vector<std::int64_t> parse_int_list(const std::string& text, const std::string& what) {

@@ -14,11 +14,26 @@ namespace fvk::cli {
 
 ContextOptions context_options(const GlobalOptions& global);
 Context make_context(const GlobalOptions& global);
-// The end of a command that made `ctx`: prints each message the validation layer gave on its device
-// (FVK_VALIDATION=1, FVK_CHECK_BOUNDS=1; none are collected otherwise) to stderr and returns the exit
-// code: `rc`, or 1 where rc is 0 and there were messages, so that a run the layer flagged never
-// looks clean.
-int exit_code(const Context& ctx, int rc = 0);
+// The validation layer's messages on a command's device (FVK_VALIDATION=1, FVK_CHECK_BOUNDS=1; none
+// are collected otherwise), each printed to stderr once the command ends, so that a run the layer
+// flagged never looks clean. Made right after the Context (and so destroyed before it): a command
+// that ends by returning gets its exit code from exit_code(); one that ends by throwing has the
+// messages printed on the way out, before main prints the error.
+class ValidationReport {
+ public:
+  explicit ValidationReport(const Context& ctx) : ctx_(ctx) {}
+  ValidationReport(const ValidationReport&) = delete;
+  ValidationReport& operator=(const ValidationReport&) = delete;
+  ~ValidationReport();
+  bool any() const { return !ctx_.validation_messages().empty(); }
+  // Prints the messages; returns `rc`, or 1 where rc is 0 and there were messages.
+  int exit_code(int rc = 0);
+
+ private:
+  std::size_t print() const;
+  const Context& ctx_;
+  bool printed_ = false;
+};
 // Parses "1,2,3" into integers; InvalidArgument naming `what` on anything else.
 std::vector<std::int64_t> parse_int_list(const std::string& text, const std::string& what);
 // --kernel FILTER of selftest, bench and judge: InvalidArgument before any work when the filter is

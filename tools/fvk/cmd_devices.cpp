@@ -12,6 +12,7 @@ Registrar reg([](CLI::App& app, GlobalOptions& global) {
   set_action(sub, [&global]() {
     const auto devices = Context::list_devices();
     Context ctx = make_context(global);
+    ValidationReport report(ctx);
     const auto& c = ctx.device_info();
     for (const auto& d : devices)
       fmt::print("{} {}: {} ({}, Vulkan {}, {})\n", d.index == c.index ? "*" : " ", d.index, d.name, d.type,
@@ -34,7 +35,7 @@ Registrar reg([](CLI::App& app, GlobalOptions& global) {
                yes(c.buffer_float64_atomic_add));
     fmt::print("  subgroup ballot / shuffle   {} / {}\n", yes(c.subgroup_ballot), yes(c.subgroup_shuffle));
     fmt::print("  pipeline statistics         {} (fvk stats)\n", yes(c.pipeline_statistics));
-    return exit_code(ctx);
+    return report.exit_code();
   });
 });
 

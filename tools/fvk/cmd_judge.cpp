@@ -97,6 +97,7 @@ Registrar reg_judge([](CLI::App& app, GlobalOptions& global) {
     for (const auto& t : ops::all_targets()) names.push_back(t.kernel);
     require_kernel_match(opts->kernel_filter, names);
     Context ctx = make_context(global);
+    ValidationReport report(ctx);
     const std::string path = out->empty() ? judge::CostTable::default_path() : *out;
     check_writable(path, out->empty() ? "the cost table" : "--out", true);
     auto table = judge::CostTable::load(path);
@@ -107,9 +108,13 @@ Registrar reg_judge([](CLI::App& app, GlobalOptions& global) {
       std::fflush(stdout);
     });
     for (const auto& k : skipped) fmt::print("skipped: {}, which the device lacks\n", k);
+    if (report.any()) {  // the planner reads the table: a run the layer flagged leaves it as it was
+      fmt::print("not written: {} (the validation layer reported on this run)\n", path);
+      return report.exit_code();
+    }
     table.save(path);
     fmt::print("wrote {} entries to {}\n", table.size(), path);
-    return exit_code(ctx);
+    return report.exit_code();
   });
 });
 
@@ -149,6 +154,7 @@ Registrar reg_bench([](CLI::App& app, GlobalOptions& global) {
     if (*quick && sub->count("--rounds") == 0) opts->rounds = 1;
     if (!shape->empty() || !pads->empty()) opts->sets.push_back(custom_set(*shape, *pads));
     Context ctx = make_context(global);
+    ValidationReport report(ctx);
     for (auto& s : judge::default_sets(*quick))
       if ((sets->empty() && shape->empty()) || ("," + *sets + ",").find("," + s.name + ",") != std::string::npos)
         opts->sets.push_back(s);
@@ -196,7 +202,7 @@ Registrar reg_bench([](CLI::App& app, GlobalOptions& global) {
       fmt::print("smallest op (masked_fill of one f32 element): {:.3f} us per op\n", br.smallest_ns_per_op / 1000);
       if (!batch_json->empty()) write_file(*batch_json, judge::to_json(br));
     }
-    return exit_code(ctx);
+    return report.exit_code();
   });
 });
 

@@ -86,7 +86,8 @@ Registrar reg([](CLI::App& app, GlobalOptions& global) {
       ->check(CLI::Range(1, 100000));
   set_action(sub, [a, &global]() {
     Context ctx = make_context(global);
-    if (a->batch_overhead > 0) return exit_code(ctx, run_overhead(ctx, a->batch_overhead));
+    ValidationReport report(ctx);
+    if (a->batch_overhead > 0) return report.exit_code(run_overhead(ctx, a->batch_overhead));
     if (a->shape.empty()) fail(ErrorCode::InvalidArgument, "--shape is required (or --batch-overhead N)");
     const auto dtype = parse_dtype(a->dtype);
     if (!dtype) fail(ErrorCode::InvalidArgument, fmt::format("--dtype '{}' is not a dtype", a->dtype));
@@ -108,7 +109,7 @@ Registrar reg([](CLI::App& app, GlobalOptions& global) {
     const auto& table = planner::default_cost_table();
     const auto p = planner::plan(r, planner::PlanContext{&ctx.device_info(), &table});
     fmt::print("device: {}\n{}", ctx.device_info().name, planner::describe(p));
-    return exit_code(ctx);
+    return report.exit_code();
   });
 });
 

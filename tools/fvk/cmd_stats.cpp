@@ -90,6 +90,7 @@ Registrar reg([](CLI::App& app, GlobalOptions& global) {
     options.device = global.device;
     options.capture_pipeline_statistics = true;
     Context ctx(options);
+    ValidationReport report(ctx);
     auto& device = ctx.runtime();
     fmt::print("pipeline statistics on {} ({})\n", ctx.device_info().name, ctx.device_info().driver);
     for (const auto& [name, pass_count] : names) {
@@ -118,7 +119,7 @@ Registrar reg([](CLI::App& app, GlobalOptions& global) {
         }
       }
     }
-    return exit_code(ctx);
+    return report.exit_code();
   });
 });
 
