@@ -263,16 +263,17 @@ Plan plan(const Request& request, const PlanContext& ctx) {
                        : furthest == 4 ? "device feature or limit"
                        : furthest == 5 ? "determinism"
                                        : "layout";
-    // Candidates that only the deterministic-only policy turned away: the way round.
-    std::vector<std::string> policy_only;
-    for (const auto& [c, r] : rejected)
-      if (r.stage == 5) policy_only.push_back(c->kernel);
-    const std::string hint = furthest == 5 && !policy_only.empty()
-                                 ? fmt::format(
-                                       "; a policy that allows nondeterministic kernels (allow-nondeterministic, "
-                                       "prefer-nondeterministic) takes {}",
-                                       fmt::join(policy_only, ", "))
-                                 : "";
+    // At the determinism stage some candidate (an atomic kernel) passed every other check, and only
+    // the deterministic-only policy turned it away: name the way round.
+    std::string hint;
+    if (furthest == 5) {
+      std::vector<std::string> policy_only;
+      for (const auto& [c, r] : rejected)
+        if (r.stage == 5) policy_only.push_back(c->kernel);
+      hint = fmt::format(
+          "; a policy that allows nondeterministic kernels (allow-nondeterministic, prefer-nondeterministic) takes {}",
+          fmt::join(policy_only, ", "));
+    }
     return fmt::format("no candidate meets the {} constraint ({}){}", what, fmt::join(reasons, "; "), hint);
   };
   if (survivors.empty()) no_kernel(explain_rejections());

@@ -22,6 +22,18 @@ PadSpec spec_from(const PadArgs& a, std::size_t rank) {
   return PadSpec::from_torch(parse_pad_mode(a.mode), rank, parse_int_list(a.pads, "--pad"));
 }
 
+// Whether the planner finds a kernel for this backward under the atomic kernels' policy.
+bool atomic_plans(const Context& ctx, const TensorView& grad_out, const PadSpec& spec) {
+  const planner::Request r{planner::OpRequest::PadBackward,   spec.mode, {grad_out.layout()}, spec, Scalar::from_int(0),
+                           PlanPolicy::PreferNondeterministic};
+  try {
+    (void)planner::plan(r, planner::PlanContext{&ctx.device_info(), nullptr});
+    return true;
+  } catch (const Error&) {
+    return false;
+  }
+}
+
 void add_pad_options(CLI::App* sub, PadArgs& a) {
   sub->add_option("--mode", a.mode, "constant | reflect | replicate")
       ->check(CLI::IsMember({"constant", "reflect", "replicate", "edge"}));
@@ -68,17 +80,11 @@ Registrar reg_backward([](CLI::App& app, GlobalOptions& global) {
       try {
         return pad_backward(ctx, view, spec, policy);
       } catch (const Error& e) {
-        // Refused under the default policy: where the atomic kernels' policy plans the op, the flag
+        // Refused under the default policy where the atomic kernels' policy plans the op: the flag
         // that asks for it is the way round (the planner names the policy; here it is a flag).
-        if (e.code() != ErrorCode::NoKernel || policy != PlanPolicy::DeterministicOnly) throw;
-        const planner::Request atomic{
-            planner::OpRequest::PadBackward,   spec.mode, {view.layout()}, spec, Scalar::from_int(0),
-            PlanPolicy::PreferNondeterministic};
-        try {
-          (void)planner::plan(atomic, planner::PlanContext{&ctx.device_info(), nullptr});
-        } catch (const Error&) {
-          throw e;
-        }
+        if (e.code() != ErrorCode::NoKernel || policy != PlanPolicy::DeterministicOnly ||
+            !atomic_plans(ctx, view, spec))
+          throw;
         fail(e.code(), fmt::format("{} (fvk pad-backward --atomic runs it)", e.message()));
       }
     }();

@@ -86,8 +86,7 @@ Registrar reg([](CLI::App& app, GlobalOptions& global) {
       constants = ops::shape_constants(merged, static_cast<std::uint32_t>(numel(merged.out)));
       geometry_rank = static_cast<std::uint32_t>(merged.in.size());
     }
-    ContextOptions options;
-    options.device = global.device;
+    ContextOptions options = context_options(global);
     options.capture_pipeline_statistics = true;
     Context ctx(options);
     ValidationReport report(ctx);
