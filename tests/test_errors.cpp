@@ -424,6 +424,38 @@ TEST(ScalarText, WhiteSpaceIsRefusedAndSignsKeepTheirValue) {
   expect_error(ErrorCode::ValueOutOfRange, [] { Scalar::parse("-5").bits(DType::U64); });
 }
 
+// Found by fuzz/fuzz_scalar: strtod and strtoull stop at a NUL, so "5\0x" was taken as 5.
+TEST(ScalarText, ANulIsRefused) {
+  using namespace std::string_view_literals;
+  for (const auto text : {"5\0x"sv, "\0"sv, "1.5\0"sv, "true\0"sv})
+    EXPECT_THAT(expect_error(ErrorCode::InvalidArgument, [&] { Scalar::parse(text); }), HasSubstr("NUL character"));
+}
+
+// Found while writing fuzz/fuzz_scalar: integers were read with base 0, so a leading 0 meant octal
+// ("010" was 8, "-010" -8) while "08" fell through to strtod as 8.0. Decimal now, hex after 0x.
+TEST(ScalarText, LeadingZerosAreDecimal) {
+  EXPECT_EQ(Scalar::parse("010").bits(DType::I64), 10u);
+  EXPECT_EQ(Scalar::parse("-010").bits(DType::I64), static_cast<std::uint64_t>(std::int64_t{-10}));
+  EXPECT_EQ(Scalar::parse("+0010").bits(DType::U8), 10u);
+  EXPECT_EQ(Scalar::parse("08").bits(DType::I32), 8u);
+  EXPECT_EQ(Scalar::parse("0x10").bits(DType::I64), 16u);
+  EXPECT_EQ(Scalar::parse("-0x80").bits(DType::I8), 0x80u);
+}
+
+// Found by fuzz/fuzz_plan: `fvk plan --shape 4294967296,4294967296,4294967296` without --strides asked
+// dense_strides for strides beyond 64 bits, a signed overflow. Both orders refuse such a shape.
+TEST(ViewLayouts, NoDenseStridesBeyondSixtyThreeBits) {
+  const Shape huge{std::int64_t{1} << 32, std::int64_t{1} << 32, std::int64_t{1} << 32};
+  EXPECT_THAT(expect_error(ErrorCode::IndexOverflow, [&] { (void)dense_strides(huge); }),
+              HasSubstr("no dense strides"));
+  expect_error(ErrorCode::IndexOverflow, [&] { (void)column_major_strides(huge); });
+  expect_error(ErrorCode::IndexOverflow, [&] { (void)ViewLayout::dense(DType::U8, huge); });
+  // The largest strides that fit: 2^62 and 2^31 * 2^31 elements, and 0 dims counted as 1.
+  EXPECT_EQ(dense_strides({2, std::int64_t{1} << 31, std::int64_t{1} << 31}),
+            (Strides{std::int64_t{1} << 62, std::int64_t{1} << 31, 1}));
+  EXPECT_EQ(column_major_strides({0, std::int64_t{1} << 62, 3}), (Strides{1, 1, std::int64_t{1} << 62}));
+}
+
 // HostTensor's element access stays inside its data: past the end, or an element type wider than
 // what is left, is InvalidArgument, not a read or write out of bounds.
 TEST(HostTensorAccess, StaysInsideTheData) {

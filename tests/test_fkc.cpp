@@ -1,9 +1,11 @@
 // Contracts as data: the shipped contracts load and hold against the kernels; formulas parse and
 // evaluate; revision hashes move exactly when the kernel or its contract does; each broken fixture
 // in tests/fkc_bad/ fails with its own rule at its own file:line.
+#include <fmt/format.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -153,6 +155,27 @@ TEST(FkcFormula, ErrorsNameTheLocationAndTheCause) {
   EXPECT_THAT(unknown, HasSubstr("unknown symbol 'width'"));
   for (const char* bad : {"", "n_out +", "(n_out", "n_out)", "n_out n_in", "2..5", "n_out % 2", "*3"})
     expect_error(ErrorCode::ContractError, [&] { parse(bad); });
+}
+
+// Found by hand while fuzzing (fuzz/fuzz_formula): parsing, printing, evaluating and destroying
+// recurse per level, so 100,000 parentheses, unary minuses or terms of a sum overflowed the stack.
+// Beyond 256 levels the formula is a ContractError naming the limit; 256 still parse.
+TEST(FkcFormula, DepthIsLimitedInsteadOfOverflowingTheStack) {
+  const auto repeat = [](const std::string& s, int n) {
+    std::string out;
+    for (int i = 0; i < n; ++i) out += s;
+    return out;
+  };
+  const int n = 100000;
+  EXPECT_THAT(expect_error(ErrorCode::ContractError, [&] { parse(repeat("(", n) + "n" + repeat(")", n)); }),
+              HasSubstr("nested more than 256 levels deep"));
+  EXPECT_THAT(expect_error(ErrorCode::ContractError, [&] { parse(repeat("-", n) + "n"); }),
+              HasSubstr("nested more than 256 levels deep"));
+  EXPECT_THAT(expect_error(ErrorCode::ContractError, [&] { parse("n" + repeat(" + n", n)); }),
+              HasSubstr("more than 256 operators deep"));
+  EXPECT_DOUBLE_EQ(parse(repeat("(", 256) + "n" + repeat(")", 256)).evaluate({{"n", 3}}), 3);
+  EXPECT_DOUBLE_EQ(parse(repeat("-", 256) + "n").evaluate({{"n", 3}}), 3);
+  EXPECT_DOUBLE_EQ(parse("n" + repeat(" + n", 256)).evaluate({{"n", 1}}), 257);
 }
 
 TEST(FkcFormula, EvaluationNeedsEverySymbol) {
@@ -322,6 +345,30 @@ TEST(FkcDocument, StructureErrors) {
   });
   EXPECT_THAT(yaml, HasSubstr("d.fkc.md:"));
   EXPECT_THAT(yaml, HasSubstr("YAML syntax"));
+}
+
+// Found by fuzz/fuzz_fkc: a byte that is not UTF-8 in a string (a Latin-1 µ in precision.notes) loaded,
+// and the canonical JSON then threw nlohmann::json's type_error 316 out of the revision hash and
+// `fvk contracts`. The document is refused at its line; well-formed UTF-8 loads and serializes.
+TEST(FkcDocument, TextMustBeUtf8) {
+  const auto copy = read_text(kSource / "contracts" / "copy.fkc.md");
+  const auto notes = copy.find("A copy: exact.");
+  ASSERT_NE(notes, std::string::npos);
+  const auto line = 1 + std::count(copy.begin(), copy.begin() + static_cast<std::ptrdiff_t>(notes), '\n');
+  const auto with = [&](const std::string& bytes) {
+    return copy.substr(0, notes) + "A copy: exact" + bytes + copy.substr(notes + std::string("A copy: exact").size());
+  };
+  for (const std::string bad : {"\xB5", "\xC0\xAF", "\xED\xA0\x80", "\xF4\x90\x80\x80", "\xE2\x82"}) {
+    EXPECT_THAT(expect_error(ErrorCode::ContractError,
+                             [&] {
+                               load({provider_source(), {"copy.fkc.md", with(bad)}});
+                             }),
+                HasSubstr(fmt::format("copy.fkc.md:{}: not UTF-8 text: byte 0x{:02X}", line,
+                                      static_cast<unsigned char>(bad[0]))));
+  }
+  const auto set = load({provider_source(), {"copy.fkc.md", with("\xC2\xB5 \xF0\x9F\x99\x82")}});
+  ASSERT_EQ(set.contracts.size(), 1u);
+  EXPECT_THAT(to_json(set.contracts[0], std::nullopt).dump(), HasSubstr("exact\xC2\xB5"));
 }
 
 }  // namespace

@@ -107,6 +107,33 @@ TEST(CostTable, MalformedFileIsAnErrorNamingIt) {
   std::filesystem::remove(path);
 }
 
+// Found by fuzz/fuzz_cost_table: an id or version given as a float beyond 32 bits (9e9) was converted
+// with undefined behaviour, a negative one wrapped and a fraction was cut. Each is refused, naming
+// the key; the largest id loads.
+TEST(CostTable, IdsAndVersionMustBeWholeNumbersOf32Bits) {
+  const auto path = (std::filesystem::temp_directory_path() / "fvk_cost_table_ids.json").string();
+  const auto write = [&](const std::string& version, const std::string& vendor_id) {
+    std::ofstream(path) << R"({"fvk_cost_table": )" << version << R"(, "devices": [{"name": "d", "driver": "x", )"
+                        << R"("vendor_id": )" << vendor_id << R"(, "device_id": 1, "driver_version": 1, "kernels": )"
+                        << R"({"copy_b4": {"revision": "0123456789abcdef", "overhead_ns": 1, "bandwidth_gbps": 2, )"
+                        << R"("samples": [[1, 2]]}}}]})";
+  };
+  for (const std::string vendor_id : {"9e9", "-1", "4294967296", "1.5", "\"4318\""}) {
+    write("1", vendor_id);
+    EXPECT_THAT(expect_error(ErrorCode::InvalidFile, [&] { judge::CostTable::load(path); }), HasSubstr("vendor_id"))
+        << vendor_id;
+  }
+  for (const std::string version : {"1e300", "1.0", "-1"}) {
+    write(version, "1");
+    EXPECT_THAT(expect_error(ErrorCode::InvalidFile, [&] { judge::CostTable::load(path); }),
+                HasSubstr("fvk_cost_table"))
+        << version;
+  }
+  write("1", "4294967295");
+  EXPECT_EQ(judge::CostTable::load(path).size(), 1u);
+  std::filesystem::remove(path);
+}
+
 TEST_F(GpuTest, BenchReportsBandwidthAgainstTheCopyRoofline) {
   judge::BenchOptions options;
   options.sets = {judge::default_sets(true)[2]};  // small

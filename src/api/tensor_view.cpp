@@ -9,15 +9,27 @@
 
 namespace fvk {
 
+namespace {
+// The dense strides of a shape with more than 2^63-1 elements do not fit in 64 bits; `fvk plan
+// --shape` hands such shapes here unchecked.
+[[noreturn]] void no_dense_strides(const Shape& shape) {
+  fail(ErrorCode::IndexOverflow,
+       fmt::format("shape {} has more than 2^63-1 elements (a 0 dim counted as 1): it has no dense strides",
+                   to_string(shape)));
+}
+}  // namespace
+
 Strides dense_strides(const Shape& shape) {
   Strides s(shape.size(), 1);
-  for (std::size_t a = shape.size(); a-- > 1;) s[a - 1] = s[a] * std::max<std::int64_t>(shape[a], 1);
+  for (std::size_t a = shape.size(); a-- > 1;)
+    if (__builtin_mul_overflow(s[a], std::max<std::int64_t>(shape[a], 1), &s[a - 1])) no_dense_strides(shape);
   return s;
 }
 
 Strides column_major_strides(const Shape& shape) {
   Strides s(shape.size(), 1);
-  for (std::size_t a = 1; a < shape.size(); ++a) s[a] = s[a - 1] * std::max<std::int64_t>(shape[a - 1], 1);
+  for (std::size_t a = 1; a < shape.size(); ++a)
+    if (__builtin_mul_overflow(s[a - 1], std::max<std::int64_t>(shape[a - 1], 1), &s[a])) no_dense_strides(shape);
   return s;
 }
 

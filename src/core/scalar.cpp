@@ -40,6 +40,10 @@ Scalar Scalar::from_bool(bool v) {
 }
 
 Scalar Scalar::parse(std::string_view text) {
+  // strtod and strtoull stop at a NUL: "5\0x" was read as 5.
+  if (const auto nul = text.find('\0'); nul != std::string_view::npos)
+    fail(ErrorCode::InvalidArgument,
+         fmt::format("value '{}' holds a NUL character at offset {}; give the number alone", text.substr(0, nul), nul));
   // strtoull would skip leading white space and then negate a '-' it finds: ' -5' became 2^64 - 5.
   if (text.find_first_of(" \t\n\r\f\v") != std::string_view::npos)
     fail(ErrorCode::InvalidArgument, fmt::format("value '{}' holds white space; give the number alone", text));
@@ -51,12 +55,14 @@ Scalar Scalar::parse(std::string_view text) {
   const bool looks_int = !t.empty() && t.find_first_of(".eEnNiI") == std::string::npos;
   const bool is_hex = t.size() > 2 && (t.rfind("0x", 0) == 0 || t.rfind("-0x", 0) == 0);
   if (looks_int || is_hex) {
+    // Decimal, or hex after 0x: base 0 read a leading 0 as octal, "010" as 8 (while "08" was 8.0).
+    const int base = is_hex ? 16 : 10;
     errno = 0;
     if (t[0] == '-') {
-      const long long v = std::strtoll(begin, &end, 0);
+      const long long v = std::strtoll(begin, &end, base);
       if (errno == 0 && end && *end == '\0') return from_int(v);
     } else {
-      const unsigned long long v = std::strtoull(begin, &end, 0);
+      const unsigned long long v = std::strtoull(begin, &end, base);
       if (errno == 0 && end && *end == '\0') return from_uint(v);
     }
     if (errno == ERANGE) fail(ErrorCode::ValueOutOfRange, fmt::format("value '{}' does not fit in 64 bits", text));

@@ -1,5 +1,7 @@
 #include "fkc/document.hpp"
 
+#include <fmt/format.h>
+
 #include <sstream>
 #include <string_view>
 
@@ -21,6 +23,46 @@ std::vector<std::string> split_lines(const std::string& text) {
   return lines;
 }
 
+// The length of the well-formed UTF-8 sequence at s[i], else 0 (Unicode's table 3-7: no overlong
+// forms, no surrogates, nothing past U+10FFFF).
+std::size_t utf8_length(std::string_view s, std::size_t i) {
+  const auto byte = [&](std::size_t k) { return static_cast<unsigned char>(s[k]); };
+  const unsigned char c = byte(i);
+  if (c < 0x80) return 1;
+  std::size_t n = 0;
+  unsigned char lo = 0x80, hi = 0xBF;  // the range of the second byte
+  if (c >= 0xC2 && c <= 0xDF) {
+    n = 2;
+  } else if (c >= 0xE0 && c <= 0xEF) {
+    n = 3;
+    if (c == 0xE0) lo = 0xA0;
+    if (c == 0xED) hi = 0x9F;
+  } else if (c >= 0xF0 && c <= 0xF4) {
+    n = 4;
+    if (c == 0xF0) lo = 0x90;
+    if (c == 0xF4) hi = 0x8F;
+  } else {
+    return 0;
+  }
+  if (i + n > s.size() || byte(i + 1) < lo || byte(i + 1) > hi) return 0;
+  for (std::size_t k = 2; k < n; ++k)
+    if (byte(i + k) < 0x80 || byte(i + k) > 0xBF) return 0;
+  return n;
+}
+
+// Contracts are UTF-8 text: their strings go into the canonical JSON, which the revision hash and
+// `fvk contracts` serialize, and nlohmann::json throws on anything else.
+void require_utf8(const std::vector<std::string>& lines, const std::string& file) {
+  for (std::size_t l = 0; l < lines.size(); ++l)
+    for (std::size_t i = 0; i < lines[l].size();) {
+      const auto n = utf8_length(lines[l], i);
+      if (n == 0)
+        contract_error({file, static_cast<int>(l) + 1}, fmt::format("not UTF-8 text: byte 0x{:02X} at column {}",
+                                                                    static_cast<unsigned char>(lines[l][i]), i + 1));
+      i += n;
+    }
+}
+
 std::string first_word(std::string_view s) {
   const auto start = s.find_first_not_of(" \t");
   if (start == std::string_view::npos) return {};
@@ -34,6 +76,7 @@ Document split_document(const SourceText& source) {
   Document doc;
   doc.file = source.file;
   const auto lines = split_lines(source.text);
+  require_utf8(lines, source.file);
   std::size_t i = 0;
 
   if (!lines.empty() && rtrim(lines[0]) == "---") {

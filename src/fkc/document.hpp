@@ -33,8 +33,8 @@ struct Document {
   std::vector<FkcBlock> blocks;
 };
 
-// Throws Error(ContractError, "file:line: ...") on an unterminated front matter or fence, a block
-// outside a `## ` section, or two blocks in one section.
+// Throws Error(ContractError, "file:line: ...") on text that is not UTF-8, an unterminated front
+// matter or fence, a block outside a `## ` section, or two blocks in one section.
 Document split_document(const SourceText& source);
 
 }  // namespace fvk::fkc

@@ -14,6 +14,10 @@ namespace fvk::fkc {
 
 namespace {
 constexpr std::string_view kSymbols[] = {"n_in", "n_out", "n", "dtype_bytes", "rank"};
+// Parsing, printing, evaluating and destroying a formula recurse once per level: per parenthesis and
+// unary minus, and per operator of a chain (1 + 1 + 1 is two levels). Contract formulas have a few
+// levels; the limit keeps any text inside the stack (4,000 parentheses overflowed it under ASan).
+constexpr int kMaxDepth = 256;
 }  // namespace
 
 std::span<const std::string_view> known_symbols() { return kSymbols; }
@@ -23,6 +27,7 @@ struct Formula::Node {
   double number = 0;
   std::string text;  // the literal's or symbol's spelling
   std::shared_ptr<const Node> lhs, rhs;
+  int height = 0;  // levels of operators from this node down (0: a number or a symbol)
 };
 
 namespace {
@@ -63,8 +68,10 @@ class Parser {
     return false;
   }
 
-  static NodePtr make(Kind kind, NodePtr lhs, NodePtr rhs = nullptr) {
+  NodePtr make(Kind kind, NodePtr lhs, NodePtr rhs = nullptr) const {
     auto n = std::make_shared<Formula::Node>();
+    n->height = 1 + std::max(lhs->height, rhs ? rhs->height : 0);
+    if (n->height > kMaxDepth) error(fmt::format("more than {} operators deep", kMaxDepth));
     n->kind = kind;
     n->lhs = std::move(lhs);
     n->rhs = std::move(rhs);
@@ -96,8 +103,16 @@ class Parser {
   }
 
   NodePtr unary() {
-    if (eat('-')) return make(Kind::Neg, unary());
-    return primary();
+    if (!eat('-')) return primary();
+    enter();
+    NodePtr operand = unary();
+    --nesting_;
+    return make(Kind::Neg, std::move(operand));
+  }
+
+  // One more level of parentheses or unary minus, which the parser recurses into.
+  void enter() {
+    if (++nesting_ > kMaxDepth) error(fmt::format("nested more than {} levels deep", kMaxDepth));
   }
 
   NodePtr primary() {
@@ -106,8 +121,10 @@ class Parser {
     const char c = text_[pos_];
     if (c == '(') {
       ++pos_;
+      enter();
       NodePtr inner = expr();
       if (!eat(')')) error("missing ')'");
+      --nesting_;
       return inner;
     }
     auto n = std::make_shared<Formula::Node>();
@@ -143,6 +160,7 @@ class Parser {
   const SourceLoc& loc_;
   std::string_view what_;
   std::size_t pos_ = 0;
+  int nesting_ = 0;
 };
 
 double eval(const Formula::Node& n, const SymbolValues& values) {

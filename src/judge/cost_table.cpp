@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <nlohmann/json.hpp>
 
 #include "fvk/error.hpp"
@@ -14,6 +15,22 @@ namespace fvk::judge {
 std::string device_key(const DeviceInfo& d) {
   return fmt::format("{}|{}|{:04x}:{:04x}|{}", d.name, d.driver, d.vendor_id, d.device_id, d.driver_version);
 }
+
+namespace {
+
+// `key` of `object` as a whole number from 0 to 2^32-1. nlohmann's get<std::uint32_t>() converts any
+// number: it cuts a fraction, wraps a negative integer, and a float out of range is undefined
+// behaviour (1e10 as a vendor_id).
+std::uint32_t read_u32(const nlohmann::json& object, const char* key, const std::string& path) {
+  const auto& v = object.at(key);
+  if (!v.is_number_unsigned() || v.get<std::uint64_t>() > std::numeric_limits<std::uint32_t>::max())
+    fail(ErrorCode::InvalidFile,
+         fmt::format("{}: not a cost table: {} is {}; it must be a whole number from 0 to {}", path, key,
+                     v.is_number() ? v.dump() : std::string(v.type_name()), std::numeric_limits<std::uint32_t>::max()));
+  return static_cast<std::uint32_t>(v.get<std::uint64_t>());
+}
+
+}  // namespace
 
 std::string CostTable::default_path() {
   if (const char* p = std::getenv("FVK_COST_TABLE")) return p;
@@ -28,16 +45,15 @@ CostTable CostTable::load(const std::string& path) {
   if (!f) return t;
   try {
     const auto j = nlohmann::json::parse(f);
-    if (j.at("fvk_cost_table").get<int>() != 1)
-      fail(ErrorCode::InvalidFile,
-           fmt::format("{}: cost table version {} is not 1", path, j.at("fvk_cost_table").dump()));
+    if (const auto version = read_u32(j, "fvk_cost_table", path); version != 1)
+      fail(ErrorCode::InvalidFile, fmt::format("{}: cost table version {} is not 1", path, version));
     for (const auto& dev : j.at("devices")) {
       DeviceInfo d;
       d.name = dev.at("name").get<std::string>();
       d.driver = dev.at("driver").get<std::string>();
-      d.vendor_id = dev.at("vendor_id").get<std::uint32_t>();
-      d.device_id = dev.at("device_id").get<std::uint32_t>();
-      d.driver_version = dev.at("driver_version").get<std::uint32_t>();
+      d.vendor_id = read_u32(dev, "vendor_id", path);
+      d.device_id = read_u32(dev, "device_id", path);
+      d.driver_version = read_u32(dev, "driver_version", path);
       for (const auto& [kernel, k] : dev.at("kernels").items()) {
         MeasuredCost c;
         c.revision = k.at("revision").get<std::string>();
