@@ -83,6 +83,14 @@ Registrar reg([](CLI::App& app, GlobalOptions& global) {
                          spec.left.size(), spec.right.size()));
       const PadGeometry g = infer_pad(in, spec);  // the ops' rules: pads of 0 or more, sizes in range
       merged = ops::coalesce(g);
+      // The shape constants hold ranks 1 to 7 (kernels/shape_constants.glsl); the ops run a geometry
+      // of 8 axes without them (ops::geometry_build), so there are no such pipelines to show.
+      if (merged.in.size() > 7)
+        fail(ErrorCode::InvalidArgument,
+             fmt::format("--shape, --left, --right: the geometry keeps {} axes after merging the unpadded "
+                         "neighbours; pipelines with shape constants exist for 1 to 7 axes (pad one axis less, "
+                         "or leave --shape out)",
+                         merged.in.size()));
       constants = ops::shape_constants(merged, static_cast<std::uint32_t>(numel(merged.out)));
       geometry_rank = static_cast<std::uint32_t>(merged.in.size());
     }
