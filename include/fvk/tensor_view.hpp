@@ -16,7 +16,8 @@ namespace fvk {
 
 using Strides = std::vector<std::int64_t>;
 
-// Element strides of a dense row-major tensor of `shape`.
+// Element strides of a dense row-major tensor of `shape`. Both throw Error(IndexOverflow) where a
+// stride would pass 2^63-1 (dims of 0 counted as 1).
 Strides dense_strides(const Shape& shape);
 // Element strides of a dense column-major (Fortran-order) tensor of `shape`.
 Strides column_major_strides(const Shape& shape);
