@@ -15,6 +15,7 @@
 #include <cstdlib>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "fvk/error.hpp"
 
@@ -73,6 +74,20 @@ class MemFile {
 // The input as text.
 inline std::string_view as_text(const std::uint8_t* data, std::size_t size) {
   return {reinterpret_cast<const char*>(data), size};
+}
+
+// The first `count` lines of `text` (the last one takes the rest; missing ones are empty).
+inline std::vector<std::string> lines_of(std::string_view text, std::size_t count) {
+  std::vector<std::string> out;
+  while (out.size() + 1 < count) {
+    const auto end = text.find('\n');
+    if (end == std::string_view::npos) break;
+    out.emplace_back(text.substr(0, end));
+    text.remove_prefix(end + 1);
+  }
+  out.emplace_back(text);
+  out.resize(count);
+  return out;
 }
 
 }  // namespace fvk::fuzz

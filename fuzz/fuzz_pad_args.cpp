@@ -18,18 +18,7 @@
 
 namespace {
 
-std::vector<std::string> lines_of(std::string_view text, std::size_t count) {
-  std::vector<std::string> out;
-  while (out.size() + 1 < count) {
-    const auto end = text.find('\n');
-    if (end == std::string_view::npos) break;
-    out.emplace_back(text.substr(0, end));
-    text.remove_prefix(end + 1);
-  }
-  out.emplace_back(text);
-  out.resize(count);
-  return out;
-}
+using fvk::fuzz::lines_of;
 
 void check_backward_inverts(const fvk::Shape& in, const fvk::PadSpec& spec) {
   std::optional<fvk::PadGeometry> g;

@@ -18,18 +18,7 @@
 
 namespace {
 
-std::vector<std::string> lines_of(std::string_view text, std::size_t count) {
-  std::vector<std::string> out;
-  while (out.size() + 1 < count) {
-    const auto end = text.find('\n');
-    if (end == std::string_view::npos) break;
-    out.emplace_back(text.substr(0, end));
-    text.remove_prefix(end + 1);
-  }
-  out.emplace_back(text);
-  out.resize(count);
-  return out;
-}
+using fvk::fuzz::lines_of;
 
 std::int64_t int_or_zero(const std::string& text) {
   std::int64_t v = 0;
