@@ -154,7 +154,7 @@ class Comparison:
         recounted = None
         if ons and isinstance(ob, int) and isinstance(tb, int) and tb > 0 and ob != tb:
             # Both sides on one byte count (PyTorch's: the minimum traffic), so the GB/s columns
-            # compare; our contract may count more (the atomic backward counts its CAS traffic).
+            # compare; our contract may count more (reflect/replicate forward count 2 * n_out * B).
             og, recounted = tb / ons, (ob, tb)
         copy = o.get("copy_gbps") if o else None
         if recounted and o.get("must_move_bytes") == tb and o.get("must_move_copy_gbps"):
@@ -211,6 +211,17 @@ def op_label(op: str, mode: str | None, algorithm: str | None) -> str:
     return f"{s} ({algorithm})" if algorithm and op == "pad_backward" and mode != "constant" else s
 
 
+def describe_rotation(doc: dict[str, Any]) -> str:
+    """How PyTorch's inputs met the L2 (torch_pad_bench.py --rotate), for the header line."""
+    config = doc.get("config") or {}
+    rotate = config.get("rotate") if isinstance(config, dict) else None
+    if rotate is None:
+        return ""
+    if str(rotate) == "1":
+        return "; `--rotate 1`: one set of inputs, warm in L2 where it fits, as ours"
+    return f"; `--rotate {rotate}`: inputs rotated through copies, cold in L2"
+
+
 def describe_device(doc: dict[str, Any]) -> str:
     d = doc.get("device") or {}
     if not isinstance(d, dict):
@@ -241,7 +252,7 @@ def markdown(c: Comparison, title: str, png_rel: str | None) -> str:
     L.append(f"- **ours** (`fvk bench`): {describe_device(c.ours_doc)}; copy roofline "
              f"{fmt_gbps(c.ours_roof)} GB/s")
     L.append(f"- **PyTorch** (`bench/torch_pad_bench.py`): {describe_device(c.torch_doc)}; copy "
-             f"roofline {fmt_gbps(c.torch_roof)} GB/s")
+             f"roofline {fmt_gbps(c.torch_roof)} GB/s{describe_rotation(c.torch_doc)}")
     L.append("")
     L.append("GB/s is the minimum traffic over the median GPU time: `(n_in + n_out) * B` for pad "
              "and its backward, `2 * n * B + n` for masked_fill (B: element bytes). "
@@ -306,7 +317,8 @@ def markdown(c: Comparison, title: str, png_rel: str | None) -> str:
         elif r["recounted"]:
             ours_cell += note("our GB/s recomputed on PyTorch's byte count (the minimum traffic) "
                               "from our time; `fvk bench` counted a different number (its "
-                              "contract's bytes_moved, e.g. the atomic backward's CAS traffic)")
+                              "contract's bytes_moved, e.g. reflect/replicate forward's "
+                              "`2 * n_out * B`, constant backward's `2 * n_in * B`)")
         if t is None:
             torch_cell += note("no PyTorch record")
         elif t.get("error"):
