@@ -85,7 +85,9 @@ Registrar reg_judge([](CLI::App& app, GlobalOptions& global) {
   auto* sub = app.add_subcommand("judge", "Measure each kernel (overhead, bandwidth) into the cost table");
   auto opts = std::make_shared<judge::JudgeOptions>();
   auto out = std::make_shared<std::string>();
-  sub->add_option("--out", *out, "cost table path (default: env FVK_COST_TABLE, else $XDG_CACHE_HOME/fvk/cost_table.json, else ~/.cache/fvk/cost_table.json: the planner reads only that one)");
+  sub->add_option("--out", *out,
+                  "cost table path (default: env FVK_COST_TABLE, else $XDG_CACHE_HOME/fvk/cost_table.json, else "
+                  "~/.cache/fvk/cost_table.json: the planner reads only that one)");
   sub->add_option("--max-bytes", opts->max_bytes, "largest rung of the size ladder, in bytes moved");
   sub->add_option("--reps", opts->reps, "timed repetitions per rung (median)")->check(CLI::Range(1, 100000));
   sub->add_option("--warm-up", opts->warm_up_seconds, "seconds of large copies before timing (clocks ramp up)")
