@@ -409,5 +409,35 @@ TEST_F(PlannedOps, ChainedOpsInOneBatchAreOrderedAndTemporariesReused) {
   expect_same(z, masked_fill(ctx(), want_y, mask, Scalar::from_double(2.5)), "masked_fill of a batch output");
 }
 
+// A tensor or contiguous view at the start of a storage larger than maxStorageBufferRange: the ops
+// check the bytes of the op's own tensors against the limit, so they must bind those bytes only, not
+// the whole allocation (the validation layer reports a larger range; a driver may fault on it).
+TEST_F(PlannedOps, TensorsOnALargerStorageBindOnlyTheirOwnBytes) {
+  const std::uint64_t range = ctx().device_info().max_storage_buffer_range;
+  if (range > (256ull << 20)) GTEST_SKIP() << "needs a device whose maxStorageBufferRange is at most 256 MiB";
+  HostTensor big = HostTensor::zeros(DType::F32, {static_cast<std::int64_t>(range / 4 + 16)});
+  const HostTensor head = ref::random_bits(DType::F32, {4, 4}, rng);
+  std::copy(head.data.begin(), head.data.end(), big.data.begin());
+  const Tensor base = ctx().upload(big);
+  big = HostTensor{};
+  const Tensor small_head = ctx().upload(head);
+  const Tensor small(base.storage(), DType::F32, {4, 4});    // the public constructor: any larger storage
+  const TensorView view = TensorView(base).slice(0, 0, 16);  // contiguous, offset 0: no Contiguize step
+  const PadSpec spec{PadMode::Reflect, {1, 2}, {2, 1}};
+  expect_same(pad(ctx(), small, spec), pad(ctx(), small_head, spec), "pad of a tensor on a larger storage");
+  const PadSpec flat{PadMode::Replicate, {3}, {2}};
+  expect_same(pad(ctx(), view, flat), pad(ctx(), TensorView(Tensor(small_head.storage(), DType::F32, {16})), flat),
+              "planned pad of a view at the start of a larger storage");
+  for (auto algorithm : {BackwardAlgorithm::Deterministic, BackwardAlgorithm::Atomic})
+    expect_same(pad_backward(ctx(), small, PadSpec{PadMode::Replicate, {1, 0}, {0, 1}}, algorithm),
+                pad_backward(ctx(), small_head, PadSpec{PadMode::Replicate, {1, 0}, {0, 1}}, algorithm),
+                "pad_backward of a tensor on a larger storage");
+  const Tensor mask = ctx().upload(ref::random_mask({16}, 0.5, rng));
+  expect_same(masked_fill(ctx(), view, TensorView(mask), Scalar::from_int(3)),
+              masked_fill(ctx(), TensorView(Tensor(small_head.storage(), DType::F32, {16})), TensorView(mask),
+                          Scalar::from_int(3)),
+              "planned masked_fill of a view at the start of a larger storage");
+}
+
 }  // namespace
 }  // namespace fvk::testing

@@ -29,7 +29,8 @@ void record_masked_fill(rt::Stream& stream, std::uint32_t n, DType dtype, const 
   if (n == 0) return;
   const std::uint64_t chunks = (static_cast<std::uint64_t>(n) * byte_width(dtype) + 15) / 16;
   const auto& kernel = stream.device().kernel(masked_fill_kernel(dtype));
-  const rt::BufferRange bindings[] = {rt::whole(in), rt::whole(mask), rt::whole(out)};
+  const std::uint64_t bytes = static_cast<std::uint64_t>(n) * byte_width(dtype);
+  const rt::BufferRange bindings[] = {rt::prefix(in, bytes), rt::prefix(mask, n), rt::prefix(out, bytes)};
   const MaskedFillPush push{static_cast<std::uint32_t>(chunks), n, static_cast<std::uint32_t>(fill_bits),
                             static_cast<std::uint32_t>(fill_bits >> 32)};
   stream.dispatch(kernel, bindings, bytes_of(push), chunks);

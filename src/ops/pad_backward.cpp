@@ -336,7 +336,8 @@ void record_pad_backward(rt::Stream& stream, const PadGeometry& geometry, DType 
   // The deterministic kernel divides by grad_in's dims, the atomic one by grad_out's (divisors after
   // left_pad).
   const auto sb = with_divisors(shape_buf(g), algorithm == BackwardAlgorithm::Atomic ? g.out : g.in);
-  const std::array<rt::BufferRange, 3> bindings{rt::whole(grad_out), rt::whole(grad_in),
+  const std::uint64_t width = byte_width(dtype);
+  const std::array<rt::BufferRange, 3> bindings{rt::prefix(grad_out, n_out * width), rt::prefix(grad_in, n_in * width),
                                                 stream.upload_small(std::as_bytes(std::span(sb)))};
   const auto rank = static_cast<std::uint32_t>(g.in.size());
   if (algorithm == BackwardAlgorithm::Atomic) {
@@ -405,7 +406,7 @@ void record_pad_backward(rt::Stream& stream, const PadGeometry& geometry, DType 
       return;
     }
     // Pass 0 only accumulates: grad_in starts at +0.0 in every format.
-    stream.fill(grad_in, 0);
+    stream.fill(bindings[1], 0);  // grad_in's chunks only, not the rest of a larger storage
     const rt::Kernel* every = &stream.device().kernel(kernel_name, kEveryElement);
     then([=](rt::Stream& st) {
       const PadPush push{static_cast<std::uint32_t>(n_out), static_cast<std::uint32_t>(n_in), rank, 0, 0};

@@ -99,10 +99,9 @@ void Stream::bind_descriptor_set(const Kernel& kernel, std::span<vk::WriteDescri
   if (sets_left_ == 0) {
     const vk::DescriptorPoolSize size{.type = vk::DescriptorType::eStorageBuffer,
                                       .descriptorCount = kSetsPerPool * kMaxBindings};
-    set_pools_.emplace_back(device_.device(), vk::DescriptorPoolCreateInfo{.flags = {},
-                                                                           .maxSets = kSetsPerPool,
-                                                                           .poolSizeCount = 1,
-                                                                           .pPoolSizes = &size});
+    set_pools_.emplace_back(
+        device_.device(),
+        vk::DescriptorPoolCreateInfo{.flags = {}, .maxSets = kSetsPerPool, .poolSizeCount = 1, .pPoolSizes = &size});
     sets_left_ = kSetsPerPool;
   }
   const vk::DescriptorSetLayout layout = *kernel.set_layout;
@@ -118,6 +117,10 @@ void Stream::bind_descriptor_set(const Kernel& kernel, std::span<vk::WriteDescri
 
 void Stream::fill(const Buffer& buffer, std::uint32_t value) {
   cmd().fillBuffer(buffer.handle(), 0, buffer.allocated(), value);
+}
+
+void Stream::fill(const BufferRange& range, std::uint32_t value) {
+  cmd().fillBuffer(range.buffer, range.offset, range.size, value);
 }
 
 void Stream::copy(const Buffer& src, const Buffer& dst, vk::DeviceSize bytes) {

@@ -3,6 +3,7 @@
 // host-visible arena that lives as long as the stream. Temporaries handed to keep_alive() too.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <memory>
 #include <span>
@@ -21,6 +22,12 @@ struct BufferRange {
 };
 
 inline BufferRange whole(const Buffer& b) { return {b.handle(), 0, b.allocated()}; }
+// The first `bytes` of a buffer, rounded up to whole 16-byte chunks as kernels move them: the
+// binding of a tensor that may sit at the start of a larger buffer (a view of a bigger storage), so
+// the range is what the op checked against maxStorageBufferRange, not the whole allocation.
+inline BufferRange prefix(const Buffer& b, vk::DeviceSize bytes) {
+  return {b.handle(), 0, std::min(b.allocated(), Buffer::rounded(bytes))};
+}
 
 class Stream {
  public:
@@ -39,7 +46,8 @@ class Stream {
   // kernel bounds-checks.
   void dispatch(const Kernel& kernel, std::span<const BufferRange> bindings, std::span<const std::byte> push,
                 std::uint64_t invocations);
-  void fill(const Buffer& buffer, std::uint32_t value);
+  void fill(const Buffer& buffer, std::uint32_t value);      // the whole allocation
+  void fill(const BufferRange& range, std::uint32_t value);  // a range, its size a multiple of 4
   void copy(const Buffer& src, const Buffer& dst, vk::DeviceSize bytes);
   void copy_region(const Buffer& src, const Buffer& dst, const vk::BufferCopy& region);
   // Makes every earlier compute and transfer write visible to every later compute and transfer read
