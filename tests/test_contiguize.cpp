@@ -4,6 +4,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <limits>
 #include <random>
 
 #include "expect_error.hpp"
@@ -121,6 +122,25 @@ TEST_F(TensorViewErrors, ReachOutsideTheBufferNamesTheArgument) {
   EXPECT_NO_THROW(TensorView(base, {4, 4}, {-4, -1}, 15));    // fully reversed
   EXPECT_NO_THROW(TensorView(base, {3, 100}, {0, 0}, 15));    // broadcast of the last element
   EXPECT_THROW(TensorView(base).slice(1, 2, 5), Error);
+}
+
+// A step larger than the slice keeps its first element, whatever the step (no overflow near 2^63).
+TEST_F(TensorViewErrors, SliceStepsUpToTheInt64Limit) {
+  const Tensor base = ctx().empty(DType::F32, {5});
+  const std::int64_t max = std::numeric_limits<std::int64_t>::max();
+  for (const auto step : {std::int64_t{5}, std::int64_t{1} << 62, max - 1, max}) {
+    SCOPED_TRACE(step);
+    const TensorView first = TensorView(base).slice(0, 0, 5, step);
+    EXPECT_EQ(first.shape(), (Shape{1}));
+    EXPECT_EQ(first.offset(), 0);
+    const TensorView second = TensorView(base).slice(0, 1, 5, step);
+    EXPECT_EQ(second.shape(), (Shape{1}));
+    EXPECT_EQ(second.offset(), 1);
+    EXPECT_EQ(TensorView(base).slice(0, 3, 3, step).shape(), (Shape{0}));
+  }
+  const TensorView every_other = TensorView(base).slice(0, 0, 5, 2);
+  EXPECT_EQ(every_other.shape(), (Shape{3}));
+  EXPECT_EQ(every_other.strides(), (Strides{2}));
 }
 
 }  // namespace

@@ -133,6 +133,19 @@ TEST(ContextLifetime, TensorsOutliveTheirContext) {
   EXPECT_FALSE(kept.defined());
 }
 
+// pad reads input while it writes out: an out on input's own storage is refused, not dispatched.
+TEST_F(Refusals, OutOnTheStorageOfInput) {
+  const Tensor in = tensor(DType::F32, {4, 6});
+  const Tensor in_head(in.storage(), DType::F32, {4, 4});
+  const auto before = ctx().dispatch_count();
+  EXPECT_THAT(expect_error(ErrorCode::InvalidArgument,
+                           [&] {
+                             pad_into(ctx(), in_head, in, spec(PadMode::Replicate, {0, 0}, {0, 2}));
+                           }),
+              HasSubstr("out shares its storage with input"));
+  EXPECT_EQ(ctx().dispatch_count(), before);
+}
+
 TEST_F(Refusals, OutShapeMustBeInPlusPads) {
   const Tensor in = tensor(DType::F32, {3, 4});
   const Tensor wrong = tensor(DType::F32, {3, 7});
@@ -198,6 +211,21 @@ TEST_F(Refusals, BeyondThirtyTwoBitIndexing) {
   expect_error(ErrorCode::IndexOverflow, [] {
     infer_pad({1 << 20, 1 << 12}, spec(PadMode::Constant, {0, 0}, {0, 1 << 12}));
   });
+}
+
+// An empty tensor has no element to index: its dims count, their product does not, wherever its 0 is.
+TEST_F(Refusals, EmptyTensorsAreNotRefusedForTheProductOfTheirOtherDims) {
+  for (const Shape& s : {Shape{70000, 70000, 0}, Shape{0, 70000, 70000}, Shape{70000, 0, 70000}}) {
+    SCOPED_TRACE(to_string(s));
+    EXPECT_EQ(numel(infer_pad(s, spec(PadMode::Constant, {0, 0, 0}, {0, 0, 0})).out), 0);
+    EXPECT_EQ(numel(infer_pad_backward(s, spec(PadMode::Replicate, {0, 0, 0}, {0, 0, 0})).in), 0);
+  }
+  // A pad that fills the empty dim makes the output 9.8e9 elements: refused.
+  EXPECT_THAT(expect_error(ErrorCode::IndexOverflow,
+                           [] {
+                             infer_pad({70000, 70000, 0}, spec(PadMode::Constant, {0, 0, 1}, {0, 0, 1}));
+                           }),
+              HasSubstr("output tensor [70000,70000,2] has more than 2^32-1 elements"));
 }
 
 TEST_F(Refusals, DimsFromTwoToTheThirtyOneOn) {

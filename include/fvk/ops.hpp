@@ -13,7 +13,10 @@ namespace fvk {
 
 // Pads `input`; pads in torch.nn.functional.pad order via PadSpec::from_torch, or per axis.
 Tensor pad(Context& ctx, const Tensor& input, const PadSpec& spec, const Scalar& value = Scalar::from_int(0));
-// Same, into an existing output whose shape must be in + l + r per axis.
+// Same, into an existing output whose shape must be in + l + r per axis and whose storage is not
+// input's. The kernels store whole 16-byte chunks: out's storage bytes from out.nbytes() up to the next
+// multiple of 16 may be overwritten too (no Tensor can address them: a Tensor starts at its storage's
+// first byte).
 void pad_into(Context& ctx, const Tensor& input, const Tensor& out, const PadSpec& spec,
               const Scalar& value = Scalar::from_int(0));
 

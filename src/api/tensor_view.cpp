@@ -173,9 +173,12 @@ TensorView TensorView::slice(int axis, std::int64_t begin, std::int64_t end, std
                      begin, end, step, axis, shape()[axis]));
   Shape s = shape();
   Strides st = strides();
-  s[axis] = (end - begin + step - 1) / step;
+  // (end - begin + step - 1) / step without the overflow of a step near 2^63.
+  s[axis] = end == begin ? 0 : (end - begin - 1) / step + 1;
   const std::int64_t off = offset() + begin * st[axis];
-  st[axis] *= step;
+  // With two or more elements left, step <= size - 1, so the stride stays within the base's reach;
+  // a size-1 axis keeps its stride (it is never stepped).
+  if (s[axis] > 1) st[axis] *= step;
   return TensorView(base_, s, st, off, "sliced view");
 }
 

@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <limits>
 
 #include "fvk/error.hpp"
@@ -88,15 +89,18 @@ void check_mode_rules(const PadGeometry& g) {
            fmt::format("reflect pad ({}, {}) on dim {} of size {}: each pad must be <= dim - 1 = {}", g.left[a],
                        g.right[a], a, g.in[a], g.in[a] - 1));
   }
-  // 32-bit indexing: every element index fits in u32 and every dim in i32.
+  // 32-bit indexing: every element index fits in u32 and every dim in i32. An empty tensor (a dim of
+  // 0 anywhere) has no index, so only its dims count.
   for (const Shape* s : {&g.in, &g.out}) {
-    std::int64_t n = 1;
-    for (auto d : *s) {
+    for (auto d : *s)
       if (d > kDimLimit)
         fail(ErrorCode::IndexOverflow,
              fmt::format("{} tensor {} has a dim of {}; pad kernels take dims up to 2^31-1 (signed 32-bit coordinates)",
                          s == &g.in ? "input" : "output", to_string(*s), d));
-      n *= d;
+    if (std::find(s->begin(), s->end(), 0) != s->end()) continue;
+    std::int64_t n = 1;
+    for (auto d : *s) {
+      n *= d;  // at most (2^32-1) * (2^31-1) before the check: no overflow
       if (n > kIndexLimit)
         fail(ErrorCode::IndexOverflow,
              fmt::format("{} tensor {} has more than 2^32-1 elements; kernels index with 32 bits",

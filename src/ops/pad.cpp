@@ -46,7 +46,8 @@ void record_gather(rt::Stream& stream, const std::string& kernel_name, const Pad
   const std::uint64_t n_dst = shape.n_dst;
   if (n_dst == 0) return;
   const auto sb = gather_shape_buf(g, crop);
-  const rt::BufferRange bindings[] = {rt::whole(src), rt::whole(dst),
+  const std::uint64_t n_src = static_cast<std::uint64_t>(numel(crop ? g.out : g.in));
+  const rt::BufferRange bindings[] = {rt::prefix(src, n_src * width), rt::prefix(dst, n_dst * width),
                                       stream.upload_small(std::as_bytes(std::span(sb)))};
   auto& device = stream.device();
   // Destinations of 1 MiB and more take the passes that pay off on large tensors.
@@ -111,6 +112,11 @@ void pad_into(Context& ctx, const Tensor& input, const Tensor& out, const PadSpe
   ctx.check_tensor(out, "out");
   const PadGeometry g = infer_pad(input.shape(), spec);
   check_out_shape(g, out.shape(), "out");
+  // The kernels read input while they write out (the contracts' aliasing: none).
+  if (out.storage() == input.storage())
+    fail(ErrorCode::InvalidArgument,
+         "out shares its storage with input; pad reads input while it writes out, so they must not overlap: give out "
+         "a storage of its own (ctx.empty)");
   if (out.dtype() != input.dtype())
     fail(ErrorCode::DTypeNotAccepted,
          fmt::format("out has dtype {} but input has {}; pad keeps the dtype", name(out.dtype()), name(input.dtype())));
