@@ -27,9 +27,9 @@ void check_masked_fill(const rt::Device& device, const Shape& shape, DType dtype
 void record_masked_fill(rt::Stream& stream, std::uint32_t n, DType dtype, const rt::Buffer& in, const rt::Buffer& mask,
                         const rt::Buffer& out, std::uint64_t fill_bits) {
   if (n == 0) return;
-  const std::uint64_t chunks = (static_cast<std::uint64_t>(n) * byte_width(dtype) + 15) / 16;
-  const auto& kernel = stream.device().kernel(masked_fill_kernel(dtype));
   const std::uint64_t bytes = static_cast<std::uint64_t>(n) * byte_width(dtype);
+  const std::uint64_t chunks = (bytes + 15) / 16;
+  const auto& kernel = stream.device().kernel(masked_fill_kernel(dtype));
   const rt::BufferRange bindings[] = {rt::prefix(in, bytes), rt::prefix(mask, n), rt::prefix(out, bytes)};
   const MaskedFillPush push{static_cast<std::uint32_t>(chunks), n, static_cast<std::uint32_t>(fill_bits),
                             static_cast<std::uint32_t>(fill_bits >> 32)};

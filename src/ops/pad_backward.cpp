@@ -369,7 +369,7 @@ void record_pad_backward(rt::Stream& stream, const PadGeometry& geometry, DType 
     // and 2). On the H200 0.14-0.50x the time of one add per grad_out element onto zeros (image,
     // audio), 0.44-0.69x on rank5 (17% of grad_out in pads); on the small set 1.15-1.26x (three
     // dispatches instead of a fill and one), so small tensors keep that.
-    const bool big = takes_large_passes(stream.device(), n_out * byte_width(dtype));
+    const bool big = takes_large_passes(stream.device(), n_out * width);
     // Pass 2: a multiple of 32 invocations per row, each adding at most 256 of its elements.
     const std::uint64_t lanes = std::max<std::uint64_t>(1, (row_out + 256 * 32 - 1) / (256 * 32)) * 32;
     if (big && rows * lanes <= kMax && rows * slots <= kMax) {
@@ -413,15 +413,14 @@ void record_pad_backward(rt::Stream& stream, const PadGeometry& geometry, DType 
       st.dispatch(*every, bindings, bytes_of(push), n_out);
     });
   } else {
-    const std::uint64_t chunk = 16 / byte_width(dtype);
+    const std::uint64_t chunk = 16 / width;
     const std::uint64_t chunks = (n_in + chunk - 1) / chunk;  // 16-byte chunks of grad_in
     const auto n = static_cast<std::uint64_t>(g.in.back());
     const DetPasses passes = det_passes(g, dtype, stream.device().always_split_passes());
     auto& device = stream.device();
     const PadPush push{static_cast<std::uint32_t>(chunks), static_cast<std::uint32_t>(n_in), rank, 0, 0};
     // Each pass's pipeline (the multi-row pass's: record_multi_row_pass).
-    const GeometryPipelines pipeline(device, kernel_name, g, static_cast<std::uint32_t>(n_in),
-                                     n_in * byte_width(dtype));
+    const GeometryPipelines pipeline(device, kernel_name, g, static_cast<std::uint32_t>(n_in), n_in * width);
     if (passes.element) {  // an invocation per element, in whole workgroups (2-byte builds: a barrier)
       const std::uint64_t invocations = grouped_invocations(n_in, 256);
       const PadPush elements{static_cast<std::uint32_t>(invocations), static_cast<std::uint32_t>(n_in), rank, 0, 0};

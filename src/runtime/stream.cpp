@@ -115,9 +115,7 @@ void Stream::bind_descriptor_set(const Kernel& kernel, std::span<vk::WriteDescri
   cmd().bindDescriptorSets(vk::PipelineBindPoint::eCompute, *kernel.layout, 0, set, {});
 }
 
-void Stream::fill(const Buffer& buffer, std::uint32_t value) {
-  cmd().fillBuffer(buffer.handle(), 0, buffer.allocated(), value);
-}
+void Stream::fill(const Buffer& buffer, std::uint32_t value) { fill(whole(buffer), value); }
 
 void Stream::fill(const BufferRange& range, std::uint32_t value) {
   cmd().fillBuffer(range.buffer, range.offset, range.size, value);
