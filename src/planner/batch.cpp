@@ -50,7 +50,10 @@ struct Batch::Impl {
   double gpu_ns = 0;
 
   Impl(Context& c, PlanPolicy p)
-      : ctx(c), policy(p), stream(c.runtime(), 4), plan_ctx{&c.device_info(), &planner::default_cost_table()} {
+      : ctx(c),
+        policy(p),
+        stream(c.runtime(), 4),
+        plan_ctx{&c.device_info(), &planner::default_cost_table(), c.runtime().always_split_passes()} {
     timed = c.device_info().timestamps;
     if (timed) t_begin = stream.timestamp();
   }

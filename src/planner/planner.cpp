@@ -208,7 +208,8 @@ Plan plan(const Request& request, const PlanContext& ctx) {
         std::uint64_t need = 0;
         try {
           need = ops::det_backward_loop_iterations(
-              infer_pad_backward(data.shape, PadSpec{request.mode, request.pads.left, request.pads.right}), data.dtype);
+              infer_pad_backward(data.shape, PadSpec{request.mode, request.pads.left, request.pads.right}), data.dtype,
+              ctx.always_split_passes);
         } catch (const Error&) {
           // The op's own rules reject the request below, with their own message.
         }

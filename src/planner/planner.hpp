@@ -82,6 +82,9 @@ struct Plan {
 struct PlanContext {
   const DeviceInfo* device = nullptr;       // features and the cost-table key; nullptr: not checked
   const judge::CostTable* costs = nullptr;  // nullptr: formulas only
+  // The device's always_split_passes (ContextOptions): the passes the deterministic backward takes,
+  // and so its loop count, are those the op will run.
+  bool always_split_passes = false;
 };
 
 // Throws Error(NoKernel) naming the constraint no candidate met (mode, dtype, rank, device feature,
