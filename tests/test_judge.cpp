@@ -1,12 +1,15 @@
 // The Judge and the benchmark on the test device, small: well-formed output, a fitted cost per kernel,
 // and stale entries (another revision hash) ignored.
+#include <fmt/format.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <optional>
 
 #include "expect_error.hpp"
 #include "fkc/catalog.hpp"
@@ -132,6 +135,123 @@ TEST(CostTable, IdsAndVersionMustBeWholeNumbersOf32Bits) {
   write("1", "4294967295");
   EXPECT_EQ(judge::CostTable::load(path).size(), 1u);
   std::filesystem::remove(path);
+}
+
+// Found by a hunt through the Judge (session 63). A ladder without rungs (max_bytes under min_bytes)
+// measured nothing and stored a cost of 0 ns, which the planner then preferred to every measured
+// kernel; a max_bytes of 2^62 or more wrapped the rung size to 0 and grew the ladder until memory
+// ran out. Both are refused before anything runs, as is a largest rung no binding can hold.
+TEST_F(GpuTest, JudgeRefusesALadderWithoutRungsOrBeyondOneBinding) {
+  for (const std::uint64_t max_bytes : {std::uint64_t{100}, std::uint64_t{4095}, std::uint64_t{1} << 62,
+                                        ~std::uint64_t{0}, ctx().device_info().max_storage_buffer_range + 1}) {
+    auto options = quick_judge("copy_b4");
+    options.max_bytes = max_bytes;
+    judge::CostTable table;
+    int calls = 0;
+    const auto before = ctx().dispatch_count();
+    const auto message = expect_error(ErrorCode::InvalidArgument, [&] {
+      judge::run_judge(ctx().runtime(), options, table, [&](const judge::JudgeProgress&) { ++calls; });
+    });
+    EXPECT_THAT(message, HasSubstr(fmt::format("max_bytes {}", max_bytes)));
+    EXPECT_EQ(calls, 0);
+    EXPECT_EQ(table.size(), 0u) << max_bytes;
+    EXPECT_EQ(ctx().dispatch_count(), before) << max_bytes;
+  }
+  // The smallest ladder, one rung, still measures.
+  auto options = quick_judge("copy_b4");
+  options.max_bytes = options.min_bytes;
+  judge::CostTable table;
+  judge::run_judge(ctx().runtime(), options, table,
+                   [&](const judge::JudgeProgress& p) { EXPECT_EQ(p.cost.samples.size(), 1u); });
+  EXPECT_EQ(table.size(), 1u);
+}
+
+// Also from that hunt: a table's costs are held to what a measurement can be (finite, at least 0,
+// samples as [bytes, ns] pairs, devices an array and kernels an object keyed by name). A table with
+// a negative overhead was planned at "-1000000000000 ns measured", and one with the kernels as an
+// array made a kernel named "0". A path that names a folder threw a stream error naming neither the
+// file nor the variable.
+TEST(CostTable, CostsMustBeMeasurementsAndThePathAFile) {
+  const auto dir = std::filesystem::temp_directory_path() / "fvk_cost_table_values";
+  std::filesystem::create_directories(dir);
+  const auto path = (dir / "t.json").string();
+  const auto table = [&](const std::string& devices) {
+    std::ofstream(path) << R"({"fvk_cost_table": 1, "devices": )" << devices << "}";
+  };
+  const auto device = [](const std::string& kernels) {
+    return R"([{"name": "d", "driver": "x", "vendor_id": 1, "device_id": 1, "driver_version": 1, "kernels": )" +
+           kernels + "}]";
+  };
+  const auto kernel = [](const std::string& overhead, const std::string& bandwidth, const std::string& samples) {
+    return R"({"copy_b4": {"revision": "0123456789abcdef", "overhead_ns": )" + overhead + R"(, "bandwidth_gbps": )" +
+           bandwidth + R"(, "samples": )" + samples + "}}";
+  };
+  const std::vector<std::pair<std::string, std::string>> refused{
+      {device(kernel("-1e12", "2", "[[1, 2]]")), "overhead_ns of copy_b4 is -1000000000000.0"},
+      {device(kernel("1", "-5", "[[1, 2]]")), "bandwidth_gbps of copy_b4 is -5"},
+      {device(kernel("\"1\"", "2", "[[1, 2]]")), "overhead_ns of copy_b4 is string"},
+      {device(kernel("1", "2", "[]")), "samples of copy_b4 must be a non-empty array"},
+      {device(kernel("1", "2", "[[1, 2, 3]]")), "a sample of copy_b4 is [1,2,3]"},
+      {device(kernel("1", "2", "[[1, -2]]")), "ns of copy_b4's sample is -2"},
+      {device(R"([{"revision": "0123456789abcdef"}])"), "kernels must be an object"},
+      {R"({"d": 1})", "devices must be an array"},
+  };
+  for (const auto& [devices, want] : refused) {
+    table(devices);
+    const auto message = expect_error(ErrorCode::InvalidFile, [&] { judge::CostTable::load(path); });
+    EXPECT_THAT(message, HasSubstr(path)) << devices;
+    EXPECT_THAT(message, HasSubstr(want)) << devices;
+  }
+  table(device(kernel("0", "0", "[[0, 0]]")));  // the fit's least: a kernel without bytes_moved
+  EXPECT_EQ(judge::CostTable::load(path).size(), 1u);
+  EXPECT_THAT(expect_error(ErrorCode::InvalidFile, [&] { judge::CostTable::load(dir.string()); }),
+              HasSubstr(dir.string() + ": not a cost table: it is not a file"));
+  std::filesystem::remove_all(dir);
+}
+
+// The table is written beside its path and renamed over it: a Judge cut short while writing leaves
+// the old table whole (every op refuses a half-written one), and no file beside it.
+TEST(CostTable, SaveReplacesTheFileWhole) {
+  const auto dir = std::filesystem::temp_directory_path() / "fvk_cost_table_save";
+  std::filesystem::remove_all(dir);
+  const auto path = (dir / "sub" / "t.json").string();
+  judge::CostTable table;
+  DeviceInfo d;
+  d.name = "d";
+  for (const int n : {1, 2}) {
+    table.put(d, fmt::format("k{}", n), judge::MeasuredCost{"0123456789abcdef", 1, 2, {{1, 2}}});
+    table.save(path);
+    EXPECT_EQ(judge::CostTable::load(path).size(), static_cast<std::size_t>(n));
+    EXPECT_EQ(std::distance(std::filesystem::directory_iterator(dir / "sub"), {}), 1) << "a file beside the table";
+  }
+  std::filesystem::remove_all(dir);
+}
+
+// An empty FVK_COST_TABLE or XDG_CACHE_HOME is as if unset: it named no file, and the Judge timed
+// every kernel before it found it could not write there.
+TEST(CostTable, EmptyVariablesAreUnset) {
+  const auto keep = [](const char* name) -> std::optional<std::string> {
+    const char* v = std::getenv(name);
+    return v ? std::optional<std::string>(v) : std::nullopt;
+  };
+  const auto table = keep("FVK_COST_TABLE"), xdg = keep("XDG_CACHE_HOME"), home = keep("HOME");
+  ::setenv("FVK_COST_TABLE", "", 1);
+  ::setenv("XDG_CACHE_HOME", "", 1);
+  ::setenv("HOME", "/h", 1);
+  EXPECT_EQ(judge::CostTable::default_path(), "/h/.cache/fvk/cost_table.json");
+  ::setenv("XDG_CACHE_HOME", "/x", 1);
+  EXPECT_EQ(judge::CostTable::default_path(), "/x/fvk/cost_table.json");
+  ::setenv("FVK_COST_TABLE", "/t.json", 1);
+  EXPECT_EQ(judge::CostTable::default_path(), "/t.json");
+  const auto restore = [](const char* name, const std::optional<std::string>& v) {
+    if (v)
+      ::setenv(name, v->c_str(), 1);
+    else
+      ::unsetenv(name);
+  };
+  restore("FVK_COST_TABLE", table);
+  restore("XDG_CACHE_HOME", xdg);
+  restore("HOME", home);
 }
 
 TEST_F(GpuTest, BenchReportsBandwidthAgainstTheCopyRoofline) {

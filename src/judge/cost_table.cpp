@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -30,23 +31,53 @@ std::uint32_t read_u32(const nlohmann::json& object, const char* key, const std:
   return static_cast<std::uint32_t>(v.get<std::uint64_t>());
 }
 
+// `key` of `object` as a finite number of at least 0 (a time, a byte count or a bandwidth): a table
+// with a negative or infinite cost would steer the planner to or away from a kernel whatever it
+// measured.
+double read_measure(const nlohmann::json& object, const char* key, const std::string& path, const std::string& where) {
+  const auto& v = object.at(key);
+  const double x = v.is_number() ? v.get<double>() : -1;
+  if (!v.is_number() || !std::isfinite(x) || x < 0)
+    fail(ErrorCode::InvalidFile,
+         fmt::format("{}: not a cost table: {} of {} is {}; it must be a finite number of at least 0", path, key, where,
+                     v.is_number() ? v.dump() : std::string(v.type_name())));
+  return x;
+}
+
+void require(bool ok, const std::string& path, const std::string& rule) {
+  if (!ok) fail(ErrorCode::InvalidFile, fmt::format("{}: not a cost table: {}", path, rule));
+}
+
 }  // namespace
 
 std::string CostTable::default_path() {
-  if (const char* p = std::getenv("FVK_COST_TABLE")) return p;
-  if (const char* x = std::getenv("XDG_CACHE_HOME")) return std::string(x) + "/fvk/cost_table.json";
+  // Empty variables count as unset (an empty path would name no file).
+  const auto env = [](const char* name) -> const char* {
+    const char* v = std::getenv(name);
+    return v != nullptr && *v != '\0' ? v : nullptr;
+  };
+  if (const char* p = env("FVK_COST_TABLE")) return p;
+  if (const char* x = env("XDG_CACHE_HOME")) return std::string(x) + "/fvk/cost_table.json";
   const char* home = std::getenv("HOME");
   return std::string(home ? home : ".") + "/.cache/fvk/cost_table.json";
 }
 
 CostTable CostTable::load(const std::string& path) {
   CostTable t;
+  std::error_code ec;
+  const auto status = std::filesystem::status(path, ec);
+  if (status.type() == std::filesystem::file_type::not_found) return t;
+  if (status.type() != std::filesystem::file_type::regular)
+    fail(ErrorCode::InvalidFile, fmt::format("{}: not a cost table: it is not a file (a folder?){}", path,
+                                             ec ? fmt::format(" ({})", ec.message()) : ""));
   std::ifstream f(path);
-  if (!f) return t;
+  if (!f) fail(ErrorCode::InvalidFile, fmt::format("{}: cannot read the cost table", path));
   try {
     const auto j = nlohmann::json::parse(f);
+    require(j.is_object(), path, "its top level must be an object");
     if (const auto version = read_u32(j, "fvk_cost_table", path); version != 1)
       fail(ErrorCode::InvalidFile, fmt::format("{}: cost table version {} is not 1", path, version));
+    require(j.at("devices").is_array(), path, "devices must be an array");
     for (const auto& dev : j.at("devices")) {
       DeviceInfo d;
       d.name = dev.at("name").get<std::string>();
@@ -54,17 +85,29 @@ CostTable CostTable::load(const std::string& path) {
       d.vendor_id = read_u32(dev, "vendor_id", path);
       d.device_id = read_u32(dev, "device_id", path);
       d.driver_version = read_u32(dev, "driver_version", path);
+      require(dev.at("kernels").is_object(), path, "a device's kernels must be an object keyed by kernel name");
       for (const auto& [kernel, k] : dev.at("kernels").items()) {
         MeasuredCost c;
         c.revision = k.at("revision").get<std::string>();
-        c.overhead_ns = k.at("overhead_ns").get<double>();
-        c.bytes_per_ns = k.at("bandwidth_gbps").get<double>();
-        for (const auto& s : k.at("samples")) c.samples.emplace_back(s.at(0).get<double>(), s.at(1).get<double>());
+        c.overhead_ns = read_measure(k, "overhead_ns", path, kernel);
+        c.bytes_per_ns = read_measure(k, "bandwidth_gbps", path, kernel);
+        const auto& samples = k.at("samples");
+        require(samples.is_array() && !samples.empty(), path,
+                fmt::format("samples of {} must be a non-empty array of [bytes, ns] pairs", kernel));
+        for (const auto& s : samples) {
+          require(s.is_array() && s.size() == 2, path,
+                  fmt::format("a sample of {} is {}; it must be a pair [bytes, ns]", kernel, s.dump()));
+          const nlohmann::json pair{{"bytes", s[0]}, {"ns", s[1]}};
+          c.samples.emplace_back(read_measure(pair, "bytes", path, kernel + "'s sample"),
+                                 read_measure(pair, "ns", path, kernel + "'s sample"));
+        }
         t.put(d, kernel, std::move(c));
       }
     }
   } catch (const nlohmann::json::exception& e) {
     fail(ErrorCode::InvalidFile, fmt::format("{}: not a cost table: {}", path, e.what()));
+  } catch (const std::ios_base::failure& e) {
+    fail(ErrorCode::InvalidFile, fmt::format("{}: cannot read the cost table: {}", path, e.what()));
   }
   return t;
 }
@@ -91,11 +134,25 @@ void CostTable::save(const std::string& path) const {
     }
     j["devices"].push_back(dev);
   }
+  if (path.empty()) fail(ErrorCode::InvalidArgument, "the cost table's path is empty");
   const auto parent = std::filesystem::path(path).parent_path();
   if (!parent.empty()) std::filesystem::create_directories(parent);
-  std::ofstream f(path);
-  if (!f) fail(ErrorCode::InvalidFile, fmt::format("cannot write the cost table to {}", path));
-  f << j.dump(2) << "\n";
+  // Written beside it, then renamed over it: a run cut short leaves the old table, not half of one
+  // (which every op would then refuse to read).
+  const std::string temporary = path + ".tmp";
+  {
+    std::ofstream f(temporary);
+    if (!f) fail(ErrorCode::InvalidFile, fmt::format("cannot write the cost table to {}", temporary));
+    f << j.dump(2) << "\n";
+    f.close();
+    if (!f) fail(ErrorCode::InvalidFile, fmt::format("cannot write the cost table to {}", temporary));
+  }
+  std::error_code ec;
+  std::filesystem::rename(temporary, path, ec);
+  if (ec) {
+    std::filesystem::remove(temporary, ec);
+    fail(ErrorCode::InvalidFile, fmt::format("cannot write the cost table to {}: {}", path, ec.message()));
+  }
 }
 
 void CostTable::put(const DeviceInfo& device, const std::string& kernel, MeasuredCost cost) {

@@ -7,6 +7,7 @@
 #include <set>
 
 #include "fkc/catalog.hpp"
+#include "fvk/error.hpp"
 #include "judge/bench.hpp"
 #include "judge/timing.hpp"
 #include "judge/workload.hpp"
@@ -57,6 +58,17 @@ std::vector<std::string> run_judge(rt::Device& device, const JudgeOptions& optio
   if (max_bytes == 0)
     max_bytes =
         std::min<std::uint64_t>({1ull << 30, info.max_storage_buffer_range / 4, info.device_local_heap_bytes / 16});
+  // Checked before anything runs: a ladder without rungs would store costs fitted to nothing (0 ns,
+  // which the planner would then prefer), and the largest rung's tensors must fit one binding.
+  if (options.min_bytes == 0 || max_bytes < options.min_bytes)
+    fail(ErrorCode::InvalidArgument,
+         fmt::format("max_bytes {}: the size ladder runs from {} bytes up to max_bytes, which must be at least that",
+                     max_bytes, options.min_bytes));
+  if (max_bytes > info.max_storage_buffer_range)
+    fail(ErrorCode::InvalidArgument,
+         fmt::format("max_bytes {}: more than '{}' binds in one buffer (maxStorageBufferRange {}); the largest rung's "
+                     "tensors must fit one binding",
+                     max_bytes, info.name, info.max_storage_buffer_range));
   // One representative dtype per kernel (the first it accepts).
   std::vector<ops::Target> targets;
   std::set<std::string> seen;
@@ -73,8 +85,10 @@ std::vector<std::string> run_judge(rt::Device& device, const JudgeOptions& optio
   // The size ladder: rows of 256 elements padded by 3 on both sides of both axes; masked_fill takes
   // the rows as is.
   std::vector<std::uint64_t> rungs;
-  for (std::uint64_t target_bytes = options.min_bytes; target_bytes <= max_bytes; target_bytes *= 4)
+  for (std::uint64_t target_bytes = options.min_bytes; target_bytes <= max_bytes; target_bytes *= 4) {
     rungs.push_back(target_bytes);
+    if (target_bytes > max_bytes / 4) break;  // the next rung would pass max_bytes (or wrap past 2^64)
+  }
   const auto workload = [&pool](const ops::Target& t, std::uint64_t target_bytes) {
     const std::size_t bw = byte_width(t.dtype);
     const std::int64_t cols = 256;

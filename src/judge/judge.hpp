@@ -15,6 +15,7 @@ namespace fvk::judge {
 struct JudgeOptions {
   std::uint64_t min_bytes = 4 << 10;  // smallest rung: a few KiB
   std::uint64_t max_bytes = 0;        // largest rung; 0: min(1 GiB, maxStorageBufferRange / 4, heap / 16)
+                                      // below min_bytes or above maxStorageBufferRange: InvalidArgument
   int reps = 9;
   std::string kernel_filter;     // only kernels whose name contains one of its comma-separated words
   double warm_up_seconds = 2.0;  // large copies first, so clocks have ramped up

@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <charconv>
+#include <filesystem>
+#include <fstream>
 
 #include "fvk/error.hpp"
 #include "io/npy.hpp"
@@ -43,6 +45,22 @@ ValidationReport::~ValidationReport() {
   }
 }
 
+void check_writable(const std::string& path, const std::string& flag, bool make_folder) {
+  if (path.empty()) return;
+  std::error_code ec;
+  const auto parent = std::filesystem::path(path).parent_path();
+  if (make_folder && !parent.empty()) std::filesystem::create_directories(parent, ec);
+  const bool existed = std::filesystem::exists(path, ec);
+  {
+    std::ofstream f(path, std::ios::app);
+    if (!f)
+      fail(ErrorCode::InvalidFile,
+           fmt::format("{} {}: cannot write there (is its folder missing, not writable, or is it a folder?)", flag,
+                       path));
+  }
+  if (!existed) std::filesystem::remove(path, ec);
+}
+
 std::vector<std::int64_t> parse_int_list(const std::string& text, const std::string& what) {
   std::vector<std::int64_t> out;
   std::size_t start = 0;
@@ -51,6 +69,10 @@ std::vector<std::int64_t> parse_int_list(const std::string& text, const std::str
     const std::string item = text.substr(start, end - start);
     std::int64_t v = 0;
     const auto [ptr, ec] = std::from_chars(item.data(), item.data() + item.size(), v);
+    if (ec == std::errc::result_out_of_range && ptr == item.data() + item.size())
+      fail(
+          ErrorCode::ValueOutOfRange,
+          fmt::format("{} '{}': '{}' is out of range: every value must fit a signed 64-bit integer", what, text, item));
     if (item.empty() || ec != std::errc() || ptr != item.data() + item.size())
       fail(ErrorCode::InvalidArgument,
            fmt::format("{} '{}': '{}' is not an integer (expected a comma-separated list like 1,1,2,2)", what, text,

@@ -34,6 +34,11 @@ class ValidationReport {
   const Context& ctx_;
   bool printed_ = false;
 };
+// Refuses an output path that cannot be written before the work, not after (InvalidFile naming
+// `flag` and the path): opens it for appending, which changes nothing, and removes it again if it
+// was not there. `make_folder`: create its folder first, as the writer will (the cost table's).
+// An empty path passes (nothing will be written).
+void check_writable(const std::string& path, const std::string& flag, bool make_folder = false);
 // Parses "1,2,3" into integers; InvalidArgument naming `what` on anything else.
 std::vector<std::int64_t> parse_int_list(const std::string& text, const std::string& what);
 // --kernel FILTER of selftest, bench and judge: InvalidArgument before any work when the filter is

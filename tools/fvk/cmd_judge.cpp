@@ -24,25 +24,6 @@ void write_file(const std::string& path, const std::string& text) {
   f << text << "\n";
 }
 
-// Refuses an output path that cannot be written before the minutes of timing, not after: opens it for
-// appending (which changes nothing) and removes it again if it was not there. `make_folder`: create
-// its folder first, as the writer will (the cost table's).
-void check_writable(const std::string& path, const std::string& flag, bool make_folder = false) {
-  if (path.empty()) return;
-  std::error_code ec;
-  const auto parent = std::filesystem::path(path).parent_path();
-  if (make_folder && !parent.empty()) std::filesystem::create_directories(parent, ec);
-  const bool existed = std::filesystem::exists(path, ec);
-  {
-    std::ofstream f(path, std::ios::app);
-    if (!f)
-      fail(ErrorCode::InvalidFile,
-           fmt::format("{} {}: cannot write there (is its folder missing, not writable, or is it a folder?)", flag,
-                       path));
-  }
-  if (!existed) std::filesystem::remove(path, ec);
-}
-
 // The set `fvk bench --shape S --pads P` adds: InvalidArgument naming the flag and the rule broken.
 judge::BenchSet custom_set(const std::string& shape_text, const std::string& pads_text) {
   if (shape_text.empty()) fail(ErrorCode::InvalidArgument, "--pads is given without --shape: give the input shape too");
@@ -81,6 +62,14 @@ const CLI::Validator kWarmUpSeconds(
     },
     "SECONDS in [0, 600]");
 
+// --max-bytes: decimal digits only (CLI11 reads -1 into an unsigned option as 2^64 - 1).
+const CLI::Validator kByteCount(
+    [](const std::string& text) {
+      const bool ok = !text.empty() && text.size() <= 19 && text.find_first_not_of("0123456789") == std::string::npos;
+      return ok ? std::string() : "a whole number of bytes (0: the default), not " + text;
+    },
+    "BYTES");
+
 Registrar reg_judge([](CLI::App& app, GlobalOptions& global) {
   auto* sub = app.add_subcommand("judge", "Measure each kernel (overhead, bandwidth) into the cost table");
   auto opts = std::make_shared<judge::JudgeOptions>();
@@ -88,13 +77,19 @@ Registrar reg_judge([](CLI::App& app, GlobalOptions& global) {
   sub->add_option("--out", *out,
                   "cost table path (default: env FVK_COST_TABLE, else $XDG_CACHE_HOME/fvk/cost_table.json, else "
                   "~/.cache/fvk/cost_table.json: the planner reads only that one)");
-  sub->add_option("--max-bytes", opts->max_bytes, "largest rung of the size ladder, in bytes moved");
+  sub->add_option("--max-bytes", opts->max_bytes,
+                  "largest rung of the size ladder, in bytes moved: from 4096 to the device's maxStorageBufferRange")
+      ->check(kByteCount);
   sub->add_option("--reps", opts->reps, "timed repetitions per rung (median)")->check(CLI::Range(1, 100000));
   sub->add_option("--warm-up", opts->warm_up_seconds, "seconds of large copies before timing (clocks ramp up)")
       ->check(kWarmUpSeconds);
   sub->add_option("--kernel", opts->kernel_filter,
                   "only kernels whose name contains one of these comma-separated words");
-  set_action(sub, [&global, opts, out]() {
+  set_action(sub, [&global, opts, out, sub]() {
+    // An empty --out would fall back to the planner's own table without a word.
+    if (sub->count("--out") > 0 && out->empty())
+      fail(ErrorCode::InvalidArgument,
+           "--out is empty: give the cost table's path, or leave --out out for the default");
     std::vector<std::string> names;
     for (const auto& t : ops::all_targets()) names.push_back(t.kernel);
     require_kernel_match(opts->kernel_filter, names);

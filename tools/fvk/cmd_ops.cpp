@@ -54,6 +54,7 @@ Registrar reg_pad([](CLI::App& app, GlobalOptions& global) {
     const PadSpec spec = spec_from(*a, in.tensor.shape.size());
     const Scalar value = Scalar::parse(a->value);
     if (spec.mode == PadMode::Constant) (void)value.bits(in.tensor.dtype);  // range-check before any work
+    check_writable(a->out, "output");
     Context ctx = make_context(global);
     ValidationReport report(ctx);
     const Tensor out = pad(ctx, upload_view(ctx, in), spec, value);
@@ -72,6 +73,7 @@ Registrar reg_backward([](CLI::App& app, GlobalOptions& global) {
   set_action(sub, [a, &global]() {
     const NpyInput grad_out = read_input(a->in, a->dtype);
     const PadSpec spec = spec_from(*a, grad_out.tensor.shape.size());
+    check_writable(a->out, "grad_in");
     Context ctx = make_context(global);
     ValidationReport report(ctx);
     const TensorView view = upload_view(ctx, grad_out);
@@ -107,6 +109,7 @@ Registrar reg_masked([](CLI::App& app, GlobalOptions& global) {
     const NpyInput mask = read_input(*mask_path, "");
     const Scalar value = Scalar::parse(a->value);
     (void)value.bits(in.tensor.dtype);
+    check_writable(a->out, "output");
     Context ctx = make_context(global);
     ValidationReport report(ctx);
     const Tensor out = masked_fill(ctx, upload_view(ctx, in), upload_view(ctx, mask), value);
