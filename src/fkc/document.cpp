@@ -72,6 +72,15 @@ std::string first_word(std::string_view s) {
 
 }  // namespace
 
+std::optional<std::size_t> first_non_utf8(std::string_view text) {
+  for (std::size_t i = 0; i < text.size();) {
+    const auto n = utf8_length(text, i);
+    if (n == 0) return i;
+    i += n;
+  }
+  return std::nullopt;
+}
+
 Document split_document(const SourceText& source) {
   Document doc;
   doc.file = source.file;

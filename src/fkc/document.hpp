@@ -5,6 +5,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace fvk::fkc {
@@ -32,6 +33,10 @@ struct Document {
   std::string preamble;  // prose before the first `## ` heading
   std::vector<FkcBlock> blocks;
 };
+
+// The byte offset of the first byte of `text` that does not begin or continue well-formed UTF-8
+// (no overlong forms, surrogates or code points past U+10FFFF), or nullopt when it is all UTF-8.
+std::optional<std::size_t> first_non_utf8(std::string_view text);
 
 // Throws Error(ContractError, "file:line: ...") on text that is not UTF-8, an unterminated front
 // matter or fence, a block outside a `## ` section, or two blocks in one section.

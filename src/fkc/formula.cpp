@@ -6,6 +6,7 @@
 #include <cctype>
 #include <charconv>
 #include <cmath>
+#include <optional>
 #include <variant>
 
 #include "fvk/error.hpp"
@@ -95,10 +96,31 @@ class Parser {
     for (;;) {
       if (eat('*'))
         lhs = make(Kind::Mul, lhs, unary());
-      else if (eat('/'))
-        lhs = make(Kind::Div, lhs, unary());
-      else
+      else if (eat('/')) {
+        NodePtr rhs = unary();
+        if (const auto v = constant(*rhs); v && *v == 0) error("divides by a constant zero");
+        lhs = make(Kind::Div, lhs, rhs);
+      } else
         return lhs;
+    }
+  }
+
+  // The value of a subformula without symbols, else nullopt (folded at load time, so that a division
+  // by a constant zero is refused there and not when the planner first evaluates the formula).
+  static std::optional<double> constant(const Formula::Node& n) {
+    if (n.kind == Kind::Number) return n.number;
+    if (n.kind == Kind::Symbol) return std::nullopt;
+    const auto a = constant(*n.lhs);
+    if (!a) return std::nullopt;
+    if (n.kind == Kind::Neg) return -*a;
+    const auto b = constant(*n.rhs);
+    if (!b) return std::nullopt;
+    switch (n.kind) {
+      case Kind::Add: return *a + *b;
+      case Kind::Sub: return *a - *b;
+      case Kind::Mul: return *a * *b;
+      case Kind::Div: return *b == 0 ? std::nullopt : std::optional<double>(*a / *b);
+      default: return std::nullopt;
     }
   }
 

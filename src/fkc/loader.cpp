@@ -10,6 +10,7 @@
 #include <set>
 #include <sstream>
 
+#include "fkc/document.hpp"
 #include "fkc/rules.hpp"
 #include "fvk/error.hpp"
 
@@ -86,8 +87,17 @@ class MapReader {
 bool is_plain(const YAML::Node& n) { return n.Tag() == "?"; }
 
 std::string read_string(const YAML::Node& n, const std::string& path, const Ctx& ctx, bool allow_empty = false) {
-  if (!n.IsScalar()) contract_error(ctx.at(n), path + ": expected a string");
+  // Plain ("?"), quoted ("!") or tagged !!str; any other tag (!!int, !foo) says it is not a string.
+  if (!n.IsScalar() || (n.Tag() != "?" && n.Tag() != "!" && n.Tag() != "tag:yaml.org,2002:str"))
+    contract_error(ctx.at(n),
+                   path + ": expected a string" + (n.IsScalar() ? fmt::format(", not one tagged {}", n.Tag()) : ""));
   if (!allow_empty && n.Scalar().empty()) contract_error(ctx.at(n), path + ": must not be empty");
+  // The text was UTF-8, but YAML's escapes \_ and \N decode to single bytes that are not (0xA0,
+  // 0x85): the canonical JSON of the revision hash would then throw.
+  if (const auto bad = first_non_utf8(n.Scalar()))
+    contract_error(ctx.at(n), fmt::format("{}: not UTF-8 once its escapes are read: byte 0x{:02X} at {} (write "
+                                          "\\u00A0 or \\u0085, not \\_ or \\N)",
+                                          path, static_cast<unsigned char>(n.Scalar()[*bad]), *bad + 1));
   return n.Scalar();
 }
 
@@ -399,11 +409,18 @@ LinkSpec read_link(const YAML::Node& n, const std::string& path, const Ctx& ctx)
 }
 
 YAML::Node parse_yaml(const YamlSection& section, const std::string& file) {
+  std::vector<YAML::Node> docs;
   try {
-    return YAML::Load(section.yaml);
+    docs = YAML::LoadAll(section.yaml);
   } catch (const YAML::Exception& e) {
     contract_error({file, section.first_line + std::max(0, e.mark.line)}, "YAML syntax: " + e.msg);
   }
+  // One section, one YAML document: a second one (after a `---`) would otherwise be dropped unread,
+  // unknown keys and all.
+  if (docs.size() > 1)
+    contract_error({file, section.first_line + std::max(0, docs[1].Mark().line)},
+                   "a second YAML document (after ---) in one section: a section holds one mapping");
+  return docs.empty() ? YAML::Node() : docs.front();
 }
 
 Provider read_provider(const YamlSection& fm, const std::string& file) {

@@ -44,6 +44,28 @@ bool is_symbol(const std::string& s) {
   return std::find(syms.begin(), syms.end(), s) != syms.end();
 }
 
+// Characters (code points) of UTF-8 text: its bytes that do not continue a sequence.
+std::size_t utf8_characters(const std::string& s) {
+  return static_cast<std::size_t>(
+      std::count_if(s.begin(), s.end(), [](char ch) { return (static_cast<unsigned char>(ch) & 0xC0) != 0x80; }));
+}
+
+// No control character (a line feed, a carriage return, a tab, the C1 range's NEL) and no Unicode
+// line or paragraph separator (U+2028, U+2029), which YAML's escapes \r, \N, \L and \P produce.
+bool is_one_line(const std::string& s) {
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    const auto ch = static_cast<unsigned char>(s[i]);
+    if (ch < 0x20 || ch == 0x7F) return false;
+    if (ch == 0xC2 && i + 1 < s.size() && static_cast<unsigned char>(s[i + 1]) >= 0x80 &&
+        static_cast<unsigned char>(s[i + 1]) <= 0x9F)
+      return false;  // U+0080..U+009F
+    if (ch == 0xE2 && i + 2 < s.size() && static_cast<unsigned char>(s[i + 1]) == 0x80 &&
+        (static_cast<unsigned char>(s[i + 2]) == 0xA8 || static_cast<unsigned char>(s[i + 2]) == 0xA9))
+      return false;  // U+2028, U+2029
+  }
+  return true;
+}
+
 void check_names(const Contract& c, const KeyLines& keys) {
   if (c.inputs.empty()) contract_error(keys.at("accept.inputs"), "accept.inputs: a kernel reads at least one input");
   if (c.outputs.empty())
@@ -51,11 +73,15 @@ void check_names(const Contract& c, const KeyLines& keys) {
   std::set<std::string> seen;
   auto claim = [&](const std::string& n, const SourceLoc& loc) {
     if (!seen.insert(n).second)
-      contract_error(loc, fmt::format("name '{}' is used twice among inputs, outputs and op_params", n));
+      contract_error(loc, fmt::format("name '{}' is used twice among inputs, outputs, op_params and their parts", n));
   };
   for (const auto& in : c.inputs) claim(in.name, in.loc);
   for (const auto& out : c.outputs) claim(out.name, out.loc);
   for (const auto& f : c.op_params.fields) claim(f.name, keys.at("accept.op_params.fields." + f.name));
+  // A buffer<u32> field's parts too: shape_rule's from_params() looks a name up among fields and
+  // parts alike, so one name must mean one thing.
+  for (const auto& f : c.op_params.fields)
+    for (const auto& part : f.parts) claim(part, keys.at("accept.op_params.fields." + f.name));
 }
 
 void check_dtypes(const Contract& c, const KeyLines& keys) {
@@ -256,8 +282,10 @@ void check_contract_rules(const Contract& c, const Provider& p, const KeyLines& 
        !std::all_of(c.pinned_revision_hash->begin(), c.pinned_revision_hash->end(),
                     [](char ch) { return (ch >= '0' && ch <= '9') || (ch >= 'a' && ch <= 'f'); })))
     contract_error(keys.at("kernel_revision_hash"), "kernel_revision_hash: auto, or 16 lower-case hex digits");
-  if (c.blurb.find('\n') != std::string::npos || c.blurb.size() > 200)
-    contract_error(keys.at("blurb"), "blurb: one line of at most 200 characters");
+  if (!is_one_line(c.blurb) || utf8_characters(c.blurb) > 200)
+    contract_error(keys.at("blurb"), fmt::format("blurb: one line of at most 200 characters (it has {} characters{})",
+                                                 utf8_characters(c.blurb),
+                                                 is_one_line(c.blurb) ? "" : " and a line break or control character"));
   if (c.op_params.variant != c.op_kind)
     contract_error(keys.at("accept.op_params.variant"),
                    fmt::format("accept.op_params.variant: {} differs from op_kind {}", to_string(c.op_params.variant),
