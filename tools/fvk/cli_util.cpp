@@ -61,6 +61,12 @@ void check_writable(const std::string& path, const std::string& flag, bool make_
   if (!existed) std::filesystem::remove(path, ec);
 }
 
+void refuse_unused(const CLI::App& sub, std::initializer_list<const char*> flags, const std::string& why) {
+  for (const char* flag : flags)
+    if (sub.count(flag) > 0)
+      fail(ErrorCode::InvalidArgument, fmt::format("{} does not apply {}: leave it out", flag, why));
+}
+
 std::vector<std::int64_t> parse_int_list(const std::string& text, const std::string& what) {
   std::vector<std::int64_t> out;
   std::size_t start = 0;

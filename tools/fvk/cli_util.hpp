@@ -1,6 +1,7 @@
 // Small helpers shared by the fvk subcommands.
 #pragma once
 
+#include <initializer_list>
 #include <optional>
 #include <string>
 #include <vector>
@@ -39,6 +40,9 @@ class ValidationReport {
 // was not there. `make_folder`: create its folder first, as the writer will (the cost table's).
 // An empty path passes (nothing will be written).
 void check_writable(const std::string& path, const std::string& flag, bool make_folder = false);
+// InvalidArgument naming the first of `flags` given to `sub`: options that do not apply to what the
+// command was asked to do are refused, not silently ignored. `why`: "with --mode reflect" and the like.
+void refuse_unused(const CLI::App& sub, std::initializer_list<const char*> flags, const std::string& why);
 // Parses "1,2,3" into integers; InvalidArgument naming `what` on anything else.
 std::vector<std::int64_t> parse_int_list(const std::string& text, const std::string& what);
 // --kernel FILTER of selftest, bench and judge: InvalidArgument before any work when the filter is

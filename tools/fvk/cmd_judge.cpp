@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <ranges>
 
 #include "cli_util.hpp"
 #include "commands.hpp"
@@ -152,7 +153,17 @@ Registrar reg_bench([](CLI::App& app, GlobalOptions& global) {
     if (!shape->empty() || !pads->empty()) opts->sets.push_back(custom_set(*shape, *pads));
     Context ctx = make_context(global);
     ValidationReport report(ctx);
-    for (auto& s : judge::default_sets(*quick))
+    const auto known = judge::default_sets(*quick);
+    std::vector<std::string> known_names;
+    for (const auto& s : known) known_names.push_back(s.name);
+    // Every name must be a set: one misspelt name among good ones was dropped without a word.
+    if (!sets->empty())
+      for (const auto word : std::views::split(*sets, ','))
+        if (const std::string w(word.begin(), word.end());
+            std::find(known_names.begin(), known_names.end(), w) == known_names.end())
+          fail(ErrorCode::InvalidArgument,
+               fmt::format("--sets '{}': '{}' is no set; the sets are {}", *sets, w, fmt::join(known_names, ", ")));
+    for (const auto& s : known)
       if ((sets->empty() && shape->empty()) || ("," + *sets + ",").find("," + s.name + ",") != std::string::npos)
         opts->sets.push_back(s);
     if (opts->sets.empty()) fail(ErrorCode::InvalidArgument, fmt::format("--sets '{}' names no known set", *sets));

@@ -84,7 +84,22 @@ Registrar reg([](CLI::App& app, GlobalOptions& global) {
   sub->add_option("--batch-overhead", a->batch_overhead,
                   "instead: time N small pads submitted alone vs recorded into one batch")
       ->check(CLI::Range(1, 100000));
-  set_action(sub, [a, &global]() {
+  set_action(sub, [a, &global, sub]() {
+    const bool pad_op = a->op.starts_with("pad");
+    if (a->batch_overhead > 0)
+      refuse_unused(*sub,
+                    {"--op", "--mode", "--dtype", "--shape", "--strides", "--offset", "--pad", "--value",
+                     "--mask-shape", "--mask-strides", "--mask-offset", "--deterministic-only",
+                     "--allow-nondeterministic", "--prefer-nondeterministic"},
+                    "with --batch-overhead (it times a pad of its own)");
+    else if (!pad_op)
+      refuse_unused(*sub, {"--mode", "--pad"}, "to masked-fill");
+    else
+      refuse_unused(*sub, {"--mask-shape", "--mask-strides", "--mask-offset"}, fmt::format("to {}", a->op));
+    if (pad_op && (a->op != "pad" || a->mode != "constant"))
+      refuse_unused(*sub, {"--value"},
+                    a->op == "pad" ? fmt::format("with --mode {} (only constant pads fill)", a->mode)
+                                   : fmt::format("to {} (its pads sum into grad_in)", a->op));
     Context ctx = make_context(global);
     ValidationReport report(ctx);
     if (a->batch_overhead > 0) return report.exit_code(run_overhead(ctx, a->batch_overhead));
