@@ -252,14 +252,17 @@ void check_link(const Contract& c, const KeyLines& keys) {
   };
   for (const auto& in : c.inputs) must_bind(in.name, keys.at("link.bindings"));
   for (const auto& out : c.outputs) must_bind(out.name, keys.at("link.bindings"));
+  // The scalar fields in order, each at the next offset that is a multiple of its size (std430: a u64
+  // after an odd count of 4-byte fields starts 4 bytes later); the block ends where the last ends.
   std::uint32_t push = 0;
   for (const auto& f : c.op_params.fields) {
     if (f.kind == ParamKind::BufferU32) must_bind(f.name, keys.at("link.bindings"));
-    push += f.push_bytes();
+    if (const std::uint32_t size = f.push_bytes(); size > 0) push = (push + size - 1) / size * size + size;
   }
   if (push != l.push_constant_bytes)
     contract_error(keys.at("link.push_constant_bytes"),
-                   fmt::format("link.push_constant_bytes: {}, but the scalar op_params fields add up to {} bytes",
+                   fmt::format("link.push_constant_bytes: {}, but the scalar op_params fields, each aligned to its "
+                               "size (std430), end at {} bytes",
                                l.push_constant_bytes, push));
 }
 
