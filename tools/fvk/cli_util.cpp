@@ -61,6 +61,17 @@ void check_writable(const std::string& path, const std::string& flag, bool make_
   if (!existed) std::filesystem::remove(path, ec);
 }
 
+const CLI::Validator kInt64(
+    [](const std::string& text) {
+      std::int64_t v = 0;
+      const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+      if (ec == std::errc() && ptr == text.data() + text.size()) return std::string();
+      return ec == std::errc::result_out_of_range && ptr == text.data() + text.size()
+                 ? text + " is out of range: it must fit a signed 64-bit integer"
+                 : text + " is not an integer";
+    },
+    "INT64");
+
 void refuse_unused(const CLI::App& sub, std::initializer_list<const char*> flags, const std::string& why) {
   for (const char* flag : flags)
     if (sub.count(flag) > 0)

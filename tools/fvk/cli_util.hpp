@@ -43,6 +43,9 @@ void check_writable(const std::string& path, const std::string& flag, bool make_
 // InvalidArgument naming the first of `flags` given to `sub`: options that do not apply to what the
 // command was asked to do are refused, not silently ignored. `why`: "with --mode reflect" and the like.
 void refuse_unused(const CLI::App& sub, std::initializer_list<const char*> flags, const std::string& why);
+// A signed 64-bit integer, checked on the text (CLI11 clamps a larger one to the limit, and the error
+// that follows then quotes a number the user never typed).
+extern const CLI::Validator kInt64;
 // Parses "1,2,3" into integers; InvalidArgument naming `what` on anything else.
 std::vector<std::int64_t> parse_int_list(const std::string& text, const std::string& what);
 // --kernel FILTER of selftest, bench and judge: InvalidArgument before any work when the filter is

@@ -69,12 +69,12 @@ Registrar reg([](CLI::App& app, GlobalOptions& global) {
   sub->add_option("--dtype", a->dtype, "element type (f32, bf16, u8, ...)");
   sub->add_option("--shape", a->shape, "the input view's shape, e.g. 2,3,8,8 (pad-backward: grad_out's)");
   sub->add_option("--strides", a->strides, "its strides in elements (signed; 0 broadcasts); default dense");
-  sub->add_option("--offset", a->offset, "its start offset in elements");
+  sub->add_option("--offset", a->offset, "its start offset in elements")->check(kInt64);
   sub->add_option("--pad", a->pads, "L,R[,L,R...] in torch F.pad order");
   sub->add_option("--value", a->value, "constant / masked fill value");
   sub->add_option("--mask-shape", a->mask_shape, "masked-fill: the mask's shape (default: the input's)");
   sub->add_option("--mask-strides", a->mask_strides, "masked-fill: the mask's strides (default dense)");
-  sub->add_option("--mask-offset", a->mask_offset, "masked-fill: the mask's offset");
+  sub->add_option("--mask-offset", a->mask_offset, "masked-fill: the mask's offset")->check(kInt64);
   auto* det = sub->add_flag("--deterministic-only", a->deterministic_only, "never a nondeterministic kernel (default)");
   auto* allow =
       sub->add_flag("--allow-nondeterministic", a->allow_nondeterministic, "the cheapest kernel, atomic or not");
