@@ -373,6 +373,27 @@ TEST(FkcDocument, StructureErrors) {
   EXPECT_THAT(yaml, HasSubstr("YAML syntax"));
 }
 
+// Fences as Markdown reads them (session 63's hunt): a prose block fenced with four backticks that
+// quotes a line of three was ended by that line, and the splitter then took the rest of the file
+// out of step (here: the contract's own block as prose, its closing fence as an opening never
+// closed). Now only a run of the same character, at least as long and with nothing after it, closes
+// a fence; a closing line of three backticks inside the fkc block's YAML cannot occur.
+TEST(FkcDocument, FencesCloseAsInMarkdown) {
+  const auto copy = read_text(kSource / "contracts" / "copy.fkc.md");
+  const auto block = copy.find("```fkc");
+  ASSERT_NE(block, std::string::npos);
+  const std::string quoted = "````text\n```\nnot a contract\n```\n````\n\n~~~\n```\n~~~\n\n";
+  const auto set = load({provider_source(), {"copy.fkc.md", copy.substr(0, block) + quoted + copy.substr(block)}});
+  ASSERT_EQ(set.contracts.size(), 1u);
+  EXPECT_EQ(set.contracts[0].kernel, "copy_b4");
+  // A longer fence is not closed by a shorter one.
+  EXPECT_THAT(expect_error(ErrorCode::ContractError,
+                           [] {
+                             load({provider_source(), {"d.fkc.md", "## x\n\n````text\n```\n"}});
+                           }),
+              HasSubstr("d.fkc.md:3: fenced block is never closed"));
+}
+
 // Found by fuzz/fuzz_fkc: a byte that is not UTF-8 in a string (a Latin-1 µ in precision.notes) loaded,
 // and the canonical JSON then threw nlohmann::json's type_error 316 out of the revision hash and
 // `fvk contracts`. The document is refused at its line; well-formed UTF-8 loads and serializes.

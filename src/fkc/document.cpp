@@ -70,6 +70,35 @@ std::string first_word(std::string_view s) {
   return std::string(s.substr(0, s.find_first_of(" \t")));
 }
 
+// A fence as Markdown (CommonMark) reads one: a run of three or more backticks or tildes at the
+// start of a line, then an info string ("fkc" for a contract block). It is closed only by a line of
+// the same character, at least as long, and nothing else: a prose block fenced with four backticks
+// may show a line of three (an fkc block quoted in prose) without ending there.
+struct Fence {
+  char mark = 0;
+  std::size_t length = 0;  // 0: not a fence
+  std::string_view info;
+};
+
+Fence fence_of(std::string_view line) {
+  Fence f;
+  if (line.empty() || (line[0] != '`' && line[0] != '~')) return f;
+  const std::size_t n = line.find_first_not_of(line[0]);
+  const std::size_t run = n == std::string_view::npos ? line.size() : n;
+  if (run < 3) return f;
+  f.mark = line[0];
+  f.length = run;
+  f.info = line.substr(run);
+  const auto start = f.info.find_first_not_of(" \t");
+  f.info = start == std::string_view::npos ? std::string_view{} : f.info.substr(start);
+  return f;
+}
+
+bool closes(std::string_view line, const Fence& open) {
+  const Fence f = fence_of(line);
+  return f.mark == open.mark && f.length >= open.length && f.info.empty();
+}
+
 }  // namespace
 
 std::optional<std::size_t> first_non_utf8(std::string_view text) {
@@ -120,16 +149,17 @@ Document split_document(const SourceText& source) {
       prose += std::string(line) + "\n";
       continue;
     }
-    if (!line.starts_with("```")) {
+    const Fence fence = fence_of(line);
+    if (fence.length == 0) {
       prose += std::string(line) + "\n";
       continue;
     }
-    const bool is_fkc = line == "```fkc";
+    const bool is_fkc = fence.info == "fkc";
     if (!is_fkc) prose += std::string(line) + "\n";
     YamlSection body;
     body.first_line = line_no + 1;
     std::size_t j = i + 1;
-    for (; j < lines.size() && !rtrim(lines[j]).starts_with("```"); ++j) {
+    for (; j < lines.size() && !closes(rtrim(lines[j]), fence); ++j) {
       if (is_fkc)
         body.yaml += lines[j] + "\n";
       else
