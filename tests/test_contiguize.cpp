@@ -143,5 +143,27 @@ TEST_F(TensorViewErrors, SliceStepsUpToTheInt64Limit) {
   EXPECT_EQ(every_other.strides(), (Strides{2}));
 }
 
+// Session 63's hunt (UBSan): the stride of a size-1 axis and the offset and strides of an empty view
+// are never held to a reach (nothing is read through them), and flip and slice overflowed on them.
+// Flipping a size-1 axis or an empty view changes nothing; a slice with no elements keeps the offset.
+TEST_F(TensorViewErrors, FlipAndSliceOfStridesNothingReadsDoNotOverflow) {
+  const Tensor base = ctx().empty(DType::F32, {4});
+  const std::int64_t min = std::numeric_limits<std::int64_t>::min();
+  const std::int64_t max = std::numeric_limits<std::int64_t>::max();
+  const TensorView one = TensorView(base, {1}, {min}, 0).flip(0);
+  EXPECT_EQ(one.strides(), (Strides{min}));
+  EXPECT_EQ(one.offset(), 0);
+  const TensorView past_end = TensorView(base, {1}, {max}, 1).slice(0, 1, 1);
+  EXPECT_EQ(past_end.shape(), (Shape{0}));
+  EXPECT_EQ(past_end.offset(), 1);
+  const TensorView empty(base, {0, 3}, {1, 1}, max);
+  EXPECT_EQ(empty.flip(1).offset(), max);
+  EXPECT_EQ(empty.slice(1, 1, 3).offset(), max);
+  // With elements, a flip still starts at the axis's last element.
+  const TensorView four = TensorView(base).flip(0);
+  EXPECT_EQ(four.offset(), 3);
+  EXPECT_EQ(four.strides(), (Strides{-1}));
+}
+
 }  // namespace
 }  // namespace fvk::testing

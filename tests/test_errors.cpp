@@ -133,6 +133,23 @@ TEST(ContextLifetime, TensorsOutliveTheirContext) {
   EXPECT_FALSE(kept.defined());
 }
 
+// Session 63's hunt: a context assigned over kept its cache of temporaries (up to 256 MiB) while a
+// tensor of it held its device; ~Context frees them, the move assignment did not.
+TEST(ContextLifetime, AssigningOverAContextFreesItsTemporaries) {
+  Tensor kept;
+  Context ctx;
+  {
+    const Tensor x = ctx.upload(HostTensor::zeros(DType::F32, {8, 8}));
+    kept = pad(ctx, TensorView(x).permute({1, 0}), PadSpec{PadMode::Constant, {1, 0}, {0, 0}});
+  }
+  rt::Device& old = ctx.runtime();  // kept holds it
+  ASSERT_EQ(old.temp_pool().cached(), 1u);
+  ctx = Context();
+  EXPECT_EQ(old.temp_pool().cached(), 0u);
+  EXPECT_NE(&ctx.runtime(), &old);
+  EXPECT_EQ(kept.shape(), (Shape{9, 8}));
+}
+
 // pad reads input while it writes out: an out on input's own storage is refused, not dispatched.
 TEST_F(Refusals, OutOnTheStorageOfInput) {
   const Tensor in = tensor(DType::F32, {4, 6});

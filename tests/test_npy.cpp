@@ -200,6 +200,14 @@ TEST_F(Npy, WriteChecksTheTensor) {
   expect_error(ErrorCode::InvalidArgument, [&] { io::write_npy(path("w.npy"), t); });
   expect_error(ErrorCode::InvalidFile,
                [&] { io::write_npy(path("no_such_dir/w.npy"), HostTensor::zeros(DType::F32, {1})); });
+  // Session 63's hunt: the shape was not checked. [-1, -1] with 4 bytes was written (numpy and our
+  // reader refuse the file), and [2^62, 4] overflowed the byte count.
+  HostTensor negative{DType::F32, {-1, -1}, std::vector<std::byte>(4)};
+  EXPECT_THAT(expect_error(ErrorCode::InvalidArgument, [&] { io::write_npy(path("n.npy"), negative); }),
+              ::testing::HasSubstr("dims must be >= 0"));
+  HostTensor huge{DType::F32, {std::int64_t{1} << 62, 4}, {}};
+  expect_error(ErrorCode::IndexOverflow, [&] { io::write_npy(path("h.npy"), huge); });
+  EXPECT_FALSE(std::filesystem::exists(path("n.npy")));
 }
 
 }  // namespace

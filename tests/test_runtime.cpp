@@ -136,6 +136,14 @@ TEST(SpirvReflect, RejectsGarbage) {
   EXPECT_THROW(rt::reflect_spirv(words), std::exception);
 }
 
+// Session 63's hunt (ASan): an instruction shorter than the words read from it was read past its
+// end (here the last one, OpTypeInt with 2 words of its 3): refused, naming it.
+TEST(SpirvReflect, RejectsInstructionsShorterThanTheirOperands) {
+  const std::vector<std::uint32_t> words = {0x07230203, 0x00010300, 0, 8, 0, (2u << 16) | 21u, 7};
+  EXPECT_THAT(expect_error(ErrorCode::Internal, [&] { rt::reflect_spirv(words); }),
+              HasSubstr("(opcode 21) has 2 words; it needs 3"));
+}
+
 // Whether the suite runs with the validation layer (FVK_VALIDATION=1, which CTest sets).
 bool validation_requested() {
   const char* v = std::getenv("FVK_VALIDATION");

@@ -18,8 +18,17 @@ Context::Context(const ContextOptions& options)
           options.check_bounds, options.runtime_rank, options.shape_constants, options.specialize_after})),
       poison_new_tensors_(options.poison_new_tensors) {}
 Context::Context(Context&&) noexcept = default;
-Context& Context::operator=(Context&&) noexcept = default;
-// The device stays while tensors of it do; its cache of temporaries (up to 256 MiB) need not.
+// The device stays while tensors of it do; its cache of temporaries (up to 256 MiB) need not: it goes
+// when its context does, whether destroyed or assigned over.
+Context& Context::operator=(Context&& other) noexcept {
+  if (this != &other) {
+    if (device_ && device_ != other.device_) device_->temp_pool().clear();
+    device_ = std::move(other.device_);
+    poison_new_tensors_ = other.poison_new_tensors_;
+    last_kernel_ns_ = other.last_kernel_ns_;
+  }
+  return *this;
+}
 Context::~Context() {
   if (device_) device_->temp_pool().clear();
 }

@@ -10,6 +10,9 @@
 namespace fvk {
 
 namespace {
+
+// A 0 dim anywhere (the product of the dims could overflow where stride-0 axes are large).
+bool has_no_elements(const Shape& shape) { return std::find(shape.begin(), shape.end(), 0) != shape.end(); }
 // The dense strides of a shape with more than 2^63-1 elements do not fit in 64 bits; `fvk plan
 // --shape` hands such shapes here unchecked.
 [[noreturn]] void no_dense_strides(const Shape& shape) {
@@ -157,9 +160,12 @@ TensorView TensorView::permute(const std::vector<int>& order) const {
 
 TensorView TensorView::flip(int axis) const {
   check_axis(*this, axis, "flip");
+  // An axis of one element, or a view of none, reads the same flipped: it is returned as it is. Its
+  // stride and offset were never held to the view's reach (nothing is read through them), so
+  // negating or stepping them could overflow (a stride of -2^63).
+  if (shape()[axis] <= 1 || has_no_elements(shape())) return *this;
   Strides st = strides();
-  std::int64_t off = offset();
-  if (shape()[axis] > 0) off += (shape()[axis] - 1) * st[axis];
+  const std::int64_t off = offset() + (shape()[axis] - 1) * st[axis];  // within the checked reach
   st[axis] = -st[axis];
   return TensorView(base_, shape(), st, off, "flipped view");
 }
@@ -175,6 +181,10 @@ TensorView TensorView::slice(int axis, std::int64_t begin, std::int64_t end, std
   Strides st = strides();
   // (end - begin + step - 1) / step without the overflow of a step near 2^63.
   s[axis] = end == begin ? 0 : (end - begin - 1) / step + 1;
+  // A slice with no elements keeps the offset: `begin` may lie one past the axis, and an empty
+  // view's strides were never held to a reach. Otherwise begin is an element of a view with
+  // elements, within its checked reach.
+  if (has_no_elements(s)) return TensorView(base_, s, st, offset(), "sliced view");
   const std::int64_t off = offset() + begin * st[axis];
   // With two or more elements left, step <= size - 1, so the stride stays within the base's reach;
   // a size-1 axis keeps its stride (it is never stepped).

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "fvk/error.hpp"
+#include "fvk/shape.hpp"
 
 namespace fvk::io {
 namespace {
@@ -253,7 +254,7 @@ NpyArray read_npy(const std::string& path, std::optional<DType> two_byte_as) {
 }
 
 void write_npy(const std::string& path, const HostTensor& t) {
-  const auto want = t.numel() * t.elem_bytes();
+  const auto want = check_dense_shape(t.shape, t.elem_bytes(), fmt::format("tensor for {}", path));
   if (t.data.size() != want)
     fail(ErrorCode::InvalidArgument, fmt::format("tensor for {} holds {} bytes but shape {} of {} needs {}", path,
                                                  t.data.size(), to_string(t.shape), name(t.dtype), want));

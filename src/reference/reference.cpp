@@ -11,6 +11,7 @@
 
 #include "core/float_bits.hpp"
 #include "fvk/error.hpp"
+#include "fvk/shape.hpp"
 
 namespace fvk::ref {
 namespace {
@@ -34,7 +35,7 @@ std::vector<std::int64_t> dense_strides(const Shape& shape) {
 }
 
 void check_data_size(const HostTensor& t, std::string_view what) {
-  const auto want = t.numel() * t.elem_bytes();
+  const auto want = check_dense_shape(t.shape, t.elem_bytes(), what);
   if (t.data.size() != want)
     fail(ErrorCode::InvalidArgument, fmt::format("{} holds {} bytes but shape {} of {} needs {}", what, t.data.size(),
                                                  to_string(t.shape), name(t.dtype), want));

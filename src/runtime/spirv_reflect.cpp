@@ -33,6 +33,25 @@ SpirvInterface reflect_spirv(std::span<const std::uint32_t> words) {
     const std::uint32_t op = words[i] & 0xFFFFu, count = words[i] >> 16;
     if (count == 0 || i + count > words.size()) fail(ErrorCode::Internal, "SPIR-V module is truncated");
     const auto* w = &words[i];
+    // The fewest words each instruction read here has (opcode word included): a shorter one would
+    // be read past its end (embedded modules pass spirv-val; this guards any other input).
+    const auto need = [&](std::uint32_t fewest) {
+      if (count < fewest)
+        fail(ErrorCode::Internal,
+             fmt::format("SPIR-V instruction at word {} (opcode {}) has {} words; it needs {}", i, op, count, fewest));
+    };
+    switch (op) {
+      case OpTypeInt:
+      case OpTypeFloat:
+      case OpVariable: need(3); break;
+      case OpExecutionMode:
+      case OpDecorate: need(3); break;
+      case OpTypeVector:
+      case OpTypePointer:
+      case OpMemberDecorate: need(4); break;
+      case OpTypeStruct: need(2); break;
+      default: break;
+    }
     switch (op) {
       case OpExecutionMode:
         if (count >= 4 && w[2] == ModeLocalSize) out.local_size_x = w[3];
