@@ -162,6 +162,10 @@ TEST_F(Npy, FileErrors) {
     std::ofstream(path("short.npy"), std::ios::binary).write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
   }
   expect_error(ErrorCode::InvalidFile, [&] { io::read_npy(path("short.npy")); });
+  // The magic and no more: truncated, not "no magic" (session 63's hunt).
+  std::ofstream(path("nine.npy"), std::ios::binary) << std::string("\x93NUMPY\x01\x00\x10", 9);
+  EXPECT_THAT(expect_error(ErrorCode::InvalidFile, [&] { io::read_npy(path("nine.npy")); }),
+              HasSubstr("truncated: 9 bytes"));
   { std::ofstream(path("empty.npy"), std::ios::binary); }
   expect_error(ErrorCode::InvalidFile, [&] { io::read_npy(path("empty.npy")); });
   // A directory: libstdc++'s filebuf throws on EISDIR; the reader names the path instead.

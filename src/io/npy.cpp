@@ -212,8 +212,11 @@ NpyArray read_npy(const std::string& path, std::optional<DType> two_byte_as) {
   }
   if (file.bad()) bad_file(path, "read error");
 
-  if (bytes.size() < 10 || std::string_view(bytes.data(), kMagic.size()) != kMagic)
+  if (bytes.size() < kMagic.size() || std::string_view(bytes.data(), kMagic.size()) != kMagic)
     bad_file(path, "it does not start with the magic string \\x93NUMPY");
+  if (bytes.size() < 10)
+    bad_file(path, fmt::format("truncated: {} bytes, fewer than the 10 of a .npy file's version and header length",
+                               bytes.size()));
   const int major = static_cast<unsigned char>(bytes[6]);
   const int minor = static_cast<unsigned char>(bytes[7]);
   if (major < 1 || major > 3 || minor != 0)
