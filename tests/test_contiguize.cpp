@@ -145,7 +145,8 @@ TEST_F(TensorViewErrors, SliceStepsUpToTheInt64Limit) {
 
 // Session 63's hunt (UBSan): the stride of a size-1 axis and the offset and strides of an empty view
 // are never held to a reach (nothing is read through them), and flip and slice overflowed on them.
-// Flipping a size-1 axis or an empty view changes nothing; a slice with no elements keeps the offset.
+// Where the new offset or stride would overflow it stays as it was; elsewhere they move as before
+// (and as torch's storage_offset does for an empty slice).
 TEST_F(TensorViewErrors, FlipAndSliceOfStridesNothingReadsDoNotOverflow) {
   const Tensor base = ctx().empty(DType::F32, {4});
   const std::int64_t min = std::numeric_limits<std::int64_t>::min();
@@ -159,10 +160,14 @@ TEST_F(TensorViewErrors, FlipAndSliceOfStridesNothingReadsDoNotOverflow) {
   const TensorView empty(base, {0, 3}, {1, 1}, max);
   EXPECT_EQ(empty.flip(1).offset(), max);
   EXPECT_EQ(empty.slice(1, 1, 3).offset(), max);
-  // With elements, a flip still starts at the axis's last element.
+  EXPECT_EQ(empty.flip(1).strides(), (Strides{1, -1}));
+  // Without overflow, as before: a flip starts at the axis's last element, a size-1 axis's stride
+  // turns, and an empty slice starts at `begin`.
   const TensorView four = TensorView(base).flip(0);
   EXPECT_EQ(four.offset(), 3);
   EXPECT_EQ(four.strides(), (Strides{-1}));
+  EXPECT_EQ(TensorView(base, {1, 4}, {4, 1}, 0).flip(0).strides(), (Strides{-4, 1}));
+  EXPECT_EQ(TensorView(base).slice(0, 2, 2).offset(), 2);
 }
 
 }  // namespace

@@ -382,7 +382,8 @@ TEST(FkcDocument, FencesCloseAsInMarkdown) {
   const auto copy = read_text(kSource / "contracts" / "copy.fkc.md");
   const auto block = copy.find("```fkc");
   ASSERT_NE(block, std::string::npos);
-  const std::string quoted = "````text\n```\nnot a contract\n```\n````\n\n~~~\n```\n~~~\n\n";
+  const std::string quoted =
+      "````text\n```\nnot a contract\n```\n````\n\n~~~\n```\n~~~\n\n```fkc``` opens a block: inline code, prose\n\n";
   const auto set = load({provider_source(), {"copy.fkc.md", copy.substr(0, block) + quoted + copy.substr(block)}});
   ASSERT_EQ(set.contracts.size(), 1u);
   EXPECT_EQ(set.contracts[0].kernel, "copy_b4");

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <limits>
 
 #include "fvk/error.hpp"
 #include "runtime/buffer.hpp"
@@ -11,8 +12,6 @@ namespace fvk {
 
 namespace {
 
-// A 0 dim anywhere (the product of the dims could overflow where stride-0 axes are large).
-bool has_no_elements(const Shape& shape) { return std::find(shape.begin(), shape.end(), 0) != shape.end(); }
 // The dense strides of a shape with more than 2^63-1 elements do not fit in 64 bits; `fvk plan
 // --shape` hands such shapes here unchecked.
 [[noreturn]] void no_dense_strides(const Shape& shape) {
@@ -160,13 +159,16 @@ TensorView TensorView::permute(const std::vector<int>& order) const {
 
 TensorView TensorView::flip(int axis) const {
   check_axis(*this, axis, "flip");
-  // An axis of one element, or a view of none, reads the same flipped: it is returned as it is. Its
-  // stride and offset were never held to the view's reach (nothing is read through them), so
-  // negating or stepping them could overflow (a stride of -2^63).
-  if (shape()[axis] <= 1 || has_no_elements(shape())) return *this;
   Strides st = strides();
-  const std::int64_t off = offset() + (shape()[axis] - 1) * st[axis];  // within the checked reach
-  st[axis] = -st[axis];
+  std::int64_t off = offset();
+  // The offset moves to the axis's last element and the stride turns. Either can overflow only where
+  // nothing is read through it (an empty view's offset, a size-1 axis's stride, which no reach
+  // holds); there it stays as it was.
+  if (std::int64_t step = 0, moved = 0; shape()[axis] > 0 &&
+                                        !__builtin_mul_overflow(shape()[axis] - 1, st[axis], &step) &&
+                                        !__builtin_add_overflow(off, step, &moved))
+    off = moved;
+  if (st[axis] != std::numeric_limits<std::int64_t>::min()) st[axis] = -st[axis];
   return TensorView(base_, shape(), st, off, "flipped view");
 }
 
@@ -181,14 +183,15 @@ TensorView TensorView::slice(int axis, std::int64_t begin, std::int64_t end, std
   Strides st = strides();
   // (end - begin + step - 1) / step without the overflow of a step near 2^63.
   s[axis] = end == begin ? 0 : (end - begin - 1) / step + 1;
-  // A slice with no elements keeps the offset: `begin` may lie one past the axis, and an empty
-  // view's strides were never held to a reach. Otherwise begin is an element of a view with
-  // elements, within its checked reach.
-  if (has_no_elements(s)) return TensorView(base_, s, st, offset(), "sliced view");
-  const std::int64_t off = offset() + begin * st[axis];
-  // With two or more elements left, step <= size - 1, so the stride stays within the base's reach;
-  // a size-1 axis keeps its stride (it is never stepped).
-  if (s[axis] > 1) st[axis] *= step;
+  // The offset moves to `begin` and the stride takes the step. In a view with elements both stay
+  // within its checked reach (begin < size; with two or more elements left, step <= size - 1); they
+  // can overflow only where nothing is read through them (an empty view, a begin one past a size-1
+  // axis), and there they stay as they were.
+  std::int64_t off = offset();
+  if (std::int64_t moved = 0, to_begin = 0;
+      !__builtin_mul_overflow(begin, st[axis], &to_begin) && !__builtin_add_overflow(off, to_begin, &moved))
+    off = moved;
+  if (std::int64_t stepped = 0; s[axis] > 1 && !__builtin_mul_overflow(st[axis], step, &stepped)) st[axis] = stepped;
   return TensorView(base_, s, st, off, "sliced view");
 }
 

@@ -70,10 +70,12 @@ std::string first_word(std::string_view s) {
   return std::string(s.substr(0, s.find_first_of(" \t")));
 }
 
-// A fence as Markdown (CommonMark) reads one: a run of three or more backticks or tildes at the
-// start of a line, then an info string ("fkc" for a contract block). It is closed only by a line of
-// the same character, at least as long, and nothing else: a prose block fenced with four backticks
-// may show a line of three (an fkc block quoted in prose) without ending there.
+// A fence much as Markdown (CommonMark) reads one: a run of three or more backticks or tildes at the
+// start of a line (unindented: our documents indent none), then an info string ("fkc" for a contract
+// block), which after backticks holds no backtick (a line that opens with inline code is prose). It
+// is closed only by a line of the same character, at least as long, and nothing else: a prose block
+// fenced with four backticks may show a line of three (an fkc block quoted in prose) without ending
+// there.
 struct Fence {
   char mark = 0;
   std::size_t length = 0;  // 0: not a fence
@@ -86,6 +88,7 @@ Fence fence_of(std::string_view line) {
   const std::size_t n = line.find_first_not_of(line[0]);
   const std::size_t run = n == std::string_view::npos ? line.size() : n;
   if (run < 3) return f;
+  if (line[0] == '`' && line.find('`', run) != std::string_view::npos) return f;  // inline code
   f.mark = line[0];
   f.length = run;
   f.info = line.substr(run);

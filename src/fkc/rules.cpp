@@ -50,8 +50,9 @@ std::size_t utf8_characters(const std::string& s) {
       std::count_if(s.begin(), s.end(), [](char ch) { return (static_cast<unsigned char>(ch) & 0xC0) != 0x80; }));
 }
 
-// No control character (a line feed, a carriage return, a tab, the C1 range's NEL) and no Unicode
-// line or paragraph separator (U+2028, U+2029), which YAML's escapes \r, \N, \L and \P produce.
+// No control character (a line feed, a carriage return, a tab, the C1 range's U+0085 NEL) and no
+// Unicode line or paragraph separator (U+2028, U+2029): YAML's escapes \n, \r, \t, \L and \P and
+// \u0085 produce them. (Its \N gives the lone byte 0x85, which the loader refuses as not UTF-8.)
 bool is_one_line(const std::string& s) {
   for (std::size_t i = 0; i < s.size(); ++i) {
     const auto ch = static_cast<unsigned char>(s[i]);

@@ -1,6 +1,7 @@
 #include "judge/cost_table.hpp"
 
 #include <fmt/format.h>
+#include <unistd.h>
 
 #include <cmath>
 #include <cstdlib>
@@ -67,9 +68,9 @@ CostTable CostTable::load(const std::string& path) {
   std::error_code ec;
   const auto status = std::filesystem::status(path, ec);
   if (status.type() == std::filesystem::file_type::not_found) return t;
+  if (ec) fail(ErrorCode::InvalidFile, fmt::format("{}: cannot look at the cost table: {}", path, ec.message()));
   if (status.type() != std::filesystem::file_type::regular)
-    fail(ErrorCode::InvalidFile, fmt::format("{}: not a cost table: it is not a file (a folder?){}", path,
-                                             ec ? fmt::format(" ({})", ec.message()) : ""));
+    fail(ErrorCode::InvalidFile, fmt::format("{}: not a cost table: it is not a file (a folder?)", path));
   std::ifstream f(path);
   if (!f) fail(ErrorCode::InvalidFile, fmt::format("{}: cannot read the cost table", path));
   try {
@@ -92,8 +93,10 @@ CostTable CostTable::load(const std::string& path) {
         c.overhead_ns = read_measure(k, "overhead_ns", path, kernel);
         c.bytes_per_ns = read_measure(k, "bandwidth_gbps", path, kernel);
         const auto& samples = k.at("samples");
-        require(samples.is_array() && !samples.empty(), path,
-                fmt::format("samples of {} must be a non-empty array of [bytes, ns] pairs", kernel));
+        require(samples.is_array(), path, fmt::format("samples of {} must be an array of [bytes, ns] pairs", kernel));
+        // No samples: a Judge of before 57f6db7 wrote such entries for a ladder without rungs, with
+        // a cost of 0 ns the planner then preferred. They were never measurements: left out.
+        if (samples.empty()) continue;
         for (const auto& s : samples) {
           require(s.is_array() && s.size() == 2, path,
                   fmt::format("a sample of {} is {}; it must be a pair [bytes, ns]", kernel, s.dump()));
@@ -106,6 +109,11 @@ CostTable CostTable::load(const std::string& path) {
     }
   } catch (const nlohmann::json::exception& e) {
     fail(ErrorCode::InvalidFile, fmt::format("{}: not a cost table: {}", path, e.what()));
+  } catch (const Error& e) {
+    // The rules above name the file and the rule; say the way out too.
+    fail(e.code(), fmt::format("{} (delete the file, or point FVK_COST_TABLE elsewhere, and run fvk judge for a "
+                               "new one)",
+                               e.message()));
   } catch (const std::ios_base::failure& e) {
     fail(ErrorCode::InvalidFile, fmt::format("{}: cannot read the cost table: {}", path, e.what()));
   }
@@ -135,24 +143,33 @@ void CostTable::save(const std::string& path) const {
     j["devices"].push_back(dev);
   }
   if (path.empty()) fail(ErrorCode::InvalidArgument, "the cost table's path is empty");
-  const auto parent = std::filesystem::path(path).parent_path();
-  if (!parent.empty()) std::filesystem::create_directories(parent);
-  // Written beside it, then renamed over it: a run cut short leaves the old table, not half of one
-  // (which every op would then refuse to read).
-  const std::string temporary = path + ".tmp";
+  const std::string text = j.dump(2) + "\n";  // before any file is made: dump may throw
+  // A link is followed: its target is the table, and it stays a link.
+  std::error_code ec;
+  std::filesystem::path target = path;
+  if (std::filesystem::is_symlink(target, ec)) {  // (a missing path is no link, and sets ec)
+    target = std::filesystem::weakly_canonical(target, ec);
+    if (ec) fail(ErrorCode::InvalidFile, fmt::format("cannot write the cost table to {}: {}", path, ec.message()));
+  }
+  if (target.has_parent_path()) std::filesystem::create_directories(target.parent_path());
+  // Written beside it under a name of this process's own, then renamed over it: a run cut short
+  // leaves the old table, not half of one (which every op would then refuse to read), and two Judges
+  // at once do not write one temporary file. On any failure the temporary goes.
+  const std::string temporary = fmt::format("{}.{}.tmp", target.string(), ::getpid());
+  const auto fail_writing = [&](const std::string& why) {
+    std::error_code ignored;
+    std::filesystem::remove(temporary, ignored);
+    fail(ErrorCode::InvalidFile, fmt::format("cannot write the cost table to {}: {}", path, why));
+  };
   {
     std::ofstream f(temporary);
-    if (!f) fail(ErrorCode::InvalidFile, fmt::format("cannot write the cost table to {}", temporary));
-    f << j.dump(2) << "\n";
+    if (!f) fail_writing(fmt::format("cannot create {} beside it", temporary));
+    f << text;
     f.close();
-    if (!f) fail(ErrorCode::InvalidFile, fmt::format("cannot write the cost table to {}", temporary));
+    if (!f) fail_writing(fmt::format("writing {} failed", temporary));
   }
-  std::error_code ec;
-  std::filesystem::rename(temporary, path, ec);
-  if (ec) {
-    std::filesystem::remove(temporary, ec);
-    fail(ErrorCode::InvalidFile, fmt::format("cannot write the cost table to {}: {}", path, ec.message()));
-  }
+  std::filesystem::rename(temporary, target, ec);
+  if (ec) fail_writing(ec.message());
 }
 
 void CostTable::put(const DeviceInfo& device, const std::string& kernel, MeasuredCost cost) {

@@ -51,24 +51,33 @@ MeasuredCost fit(const std::vector<std::pair<double, double>>& samples) {
   return c;
 }
 
+std::uint64_t ladder_top(const DeviceInfo& info, const JudgeOptions& options, std::string_view name) {
+  const bool given = options.max_bytes != 0;
+  const std::uint64_t max_bytes =
+      given
+          ? options.max_bytes
+          : std::min<std::uint64_t>({1ull << 30, info.max_storage_buffer_range / 4, info.device_local_heap_bytes / 16});
+  const std::string what = fmt::format("{} {}{}", name, max_bytes, given ? "" : " (the default for this device)");
+  // A ladder without rungs would store costs fitted to nothing (0 ns, which the planner would then
+  // prefer), and the largest rung's tensors must fit one binding.
+  if (options.min_bytes == 0)
+    fail(ErrorCode::InvalidArgument, "min_bytes 0: the size ladder's smallest rung must be at least 1 byte");
+  if (max_bytes < options.min_bytes)
+    fail(ErrorCode::InvalidArgument,
+         fmt::format("{}: the size ladder runs from {} bytes up to it, so it must be at least that", what,
+                     options.min_bytes));
+  if (max_bytes > info.max_storage_buffer_range)
+    fail(ErrorCode::InvalidArgument,
+         fmt::format("{}: more than '{}' binds in one buffer (maxStorageBufferRange {}); the largest rung's "
+                     "tensors must fit one binding",
+                     what, info.name, info.max_storage_buffer_range));
+  return max_bytes;
+}
+
 std::vector<std::string> run_judge(rt::Device& device, const JudgeOptions& options, CostTable& table,
                                    const std::function<void(const JudgeProgress&)>& progress) {
   const auto& info = device.info();
-  std::uint64_t max_bytes = options.max_bytes;
-  if (max_bytes == 0)
-    max_bytes =
-        std::min<std::uint64_t>({1ull << 30, info.max_storage_buffer_range / 4, info.device_local_heap_bytes / 16});
-  // Checked before anything runs: a ladder without rungs would store costs fitted to nothing (0 ns,
-  // which the planner would then prefer), and the largest rung's tensors must fit one binding.
-  if (options.min_bytes == 0 || max_bytes < options.min_bytes)
-    fail(ErrorCode::InvalidArgument,
-         fmt::format("max_bytes {}: the size ladder runs from {} bytes up to max_bytes, which must be at least that",
-                     max_bytes, options.min_bytes));
-  if (max_bytes > info.max_storage_buffer_range)
-    fail(ErrorCode::InvalidArgument,
-         fmt::format("max_bytes {}: more than '{}' binds in one buffer (maxStorageBufferRange {}); the largest rung's "
-                     "tensors must fit one binding",
-                     max_bytes, info.name, info.max_storage_buffer_range));
+  const std::uint64_t max_bytes = ladder_top(info, options, "max_bytes");
   // One representative dtype per kernel (the first it accepts).
   std::vector<ops::Target> targets;
   std::set<std::string> seen;

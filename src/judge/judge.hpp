@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <string_view>
 
 #include "judge/cost_table.hpp"
 #include "runtime/device.hpp"
@@ -26,6 +27,12 @@ struct JudgeProgress {
   std::size_t index = 0, total = 0;
   MeasuredCost cost;
 };
+
+// The size ladder's largest rung for `info`: options.max_bytes, or the device's default where it is 0.
+// InvalidArgument naming `name` (the option's name where the caller has one, as --max-bytes) where
+// it lies below options.min_bytes or beyond one binding (maxStorageBufferRange). run_judge checks
+// it first, before anything runs.
+std::uint64_t ladder_top(const DeviceInfo& info, const JudgeOptions& options, std::string_view name);
 
 // Measures every shipped kernel the device can run (one representative dtype each) and puts the
 // results into `table`. Returns the kernels left out because the device lacks a feature their

@@ -9,6 +9,7 @@
 #include <fstream>
 
 #include "fvk/error.hpp"
+#include "fvk/scalar.hpp"
 #include "io/npy.hpp"
 #include "judge/bench.hpp"
 
@@ -59,18 +60,42 @@ void check_writable(const std::string& path, const std::string& flag, bool make_
                        path));
   }
   if (!existed) std::filesystem::remove(path, ec);
+  if (!make_folder) return;
+  // The cost table is written beside its path (its target, for a link) and renamed over it: a new
+  // file must be possible in that folder too, not only the table itself writable.
+  std::filesystem::path target = path;
+  if (std::filesystem::is_symlink(target, ec)) target = std::filesystem::weakly_canonical(target, ec);
+  const std::string probe = target.string() + ".probe";
+  const bool made = static_cast<bool>(std::ofstream(probe));
+  std::filesystem::remove(probe, ec);
+  if (!made)
+    fail(ErrorCode::InvalidFile,
+         fmt::format("{} {}: cannot make a new file in its folder, which writing it needs (it is written beside, "
+                     "then renamed over the old one)",
+                     flag, path));
 }
 
 const CLI::Validator kInt64(
     [](const std::string& text) {
       std::int64_t v = 0;
-      const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
-      if (ec == std::errc() && ptr == text.data() + text.size()) return std::string();
-      return ec == std::errc::result_out_of_range && ptr == text.data() + text.size()
+      const bool plus = text.starts_with('+');  // "+5", as CLI11 itself reads it
+      const std::string_view digits = std::string_view(text).substr(plus ? 1 : 0);
+      if (plus && digits.starts_with('-')) return text + " is not an integer";
+      const auto [ptr, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), v);
+      if (ec == std::errc() && ptr == digits.data() + digits.size()) return std::string();
+      return ec == std::errc::result_out_of_range && ptr == digits.data() + digits.size()
                  ? text + " is out of range: it must fit a signed 64-bit integer"
                  : text + " is not an integer";
     },
     "INT64");
+
+bool is_zero_value(const std::string& text) {
+  try {
+    return (Scalar::parse(text).bits(DType::F64) << 1) == 0;  // +0 or -0
+  } catch (const Error&) {
+    return false;
+  }
+}
 
 void refuse_unused(const CLI::App& sub, std::initializer_list<const char*> flags, const std::string& why) {
   for (const char* flag : flags)

@@ -46,6 +46,9 @@ void refuse_unused(const CLI::App& sub, std::initializer_list<const char*> flags
 // A signed 64-bit integer, checked on the text (CLI11 clamps a larger one to the limit, and the error
 // that follows then quotes a number the user never typed).
 extern const CLI::Validator kInt64;
+// Whether a --value text is zero (0, 0.0, -0, false): a fill a mode without fill may be given, as
+// torch.nn.functional.pad lets value=0 through for every mode. Unparsable text is not zero.
+bool is_zero_value(const std::string& text);
 // Parses "1,2,3" into integers; InvalidArgument naming `what` on anything else.
 std::vector<std::int64_t> parse_int_list(const std::string& text, const std::string& what);
 // --kernel FILTER of selftest, bench and judge: InvalidArgument before any work when the filter is

@@ -4,6 +4,7 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <charconv>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -66,8 +67,13 @@ const CLI::Validator kWarmUpSeconds(
 // --max-bytes: decimal digits only (CLI11 reads -1 into an unsigned option as 2^64 - 1).
 const CLI::Validator kByteCount(
     [](const std::string& text) {
-      const bool ok = !text.empty() && text.size() <= 19 && text.find_first_not_of("0123456789") == std::string::npos;
-      return ok ? std::string() : "a whole number of bytes (0: the default), not " + text;
+      const std::string_view digits = std::string_view(text).substr(text.starts_with('+') ? 1 : 0);
+      if (digits.empty() || digits.find_first_not_of("0123456789") != std::string_view::npos)
+        return "a whole number of bytes (0: the default), not " + text;
+      std::uint64_t v = 0;
+      if (std::from_chars(digits.data(), digits.data() + digits.size(), v).ec != std::errc())
+        return text + " is out of range: it must fit an unsigned 64-bit integer";
+      return std::string();
     },
     "BYTES");
 
@@ -96,6 +102,7 @@ Registrar reg_judge([](CLI::App& app, GlobalOptions& global) {
     require_kernel_match(opts->kernel_filter, names);
     Context ctx = make_context(global);
     ValidationReport report(ctx);
+    (void)judge::ladder_top(ctx.device_info(), *opts, "--max-bytes");
     const std::string path = out->empty() ? judge::CostTable::default_path() : *out;
     check_writable(path, out->empty() ? "the cost table" : "--out", true);
     auto table = judge::CostTable::load(path);
@@ -151,8 +158,6 @@ Registrar reg_bench([](CLI::App& app, GlobalOptions& global) {
   set_action(sub, [&global, json, csv, sets, quick, opts, batch, batch_json, sub, shape, pads]() {
     if (*quick && sub->count("--rounds") == 0) opts->rounds = 1;
     if (!shape->empty() || !pads->empty()) opts->sets.push_back(custom_set(*shape, *pads));
-    Context ctx = make_context(global);
-    ValidationReport report(ctx);
     const auto known = judge::default_sets(*quick);
     std::vector<std::string> known_names;
     for (const auto& s : known) known_names.push_back(s.name);
@@ -160,13 +165,15 @@ Registrar reg_bench([](CLI::App& app, GlobalOptions& global) {
     if (!sets->empty())
       for (const auto word : std::views::split(*sets, ','))
         if (const std::string w(word.begin(), word.end());
-            std::find(known_names.begin(), known_names.end(), w) == known_names.end())
+            !w.empty() && std::find(known_names.begin(), known_names.end(), w) == known_names.end())
           fail(ErrorCode::InvalidArgument,
                fmt::format("--sets '{}': '{}' is no set; the sets are {}", *sets, w, fmt::join(known_names, ", ")));
     for (const auto& s : known)
       if ((sets->empty() && shape->empty()) || ("," + *sets + ",").find("," + s.name + ",") != std::string::npos)
         opts->sets.push_back(s);
     if (opts->sets.empty()) fail(ErrorCode::InvalidArgument, fmt::format("--sets '{}' names no known set", *sets));
+    Context ctx = make_context(global);
+    ValidationReport report(ctx);
     // --batch's arguments checked before anything is timed.
     const auto small =
         std::find_if(opts->sets.begin(), opts->sets.end(), [](const auto& s) { return s.name == "small"; });

@@ -50,8 +50,9 @@ Registrar reg_pad([](CLI::App& app, GlobalOptions& global) {
   add_pad_options(sub, *a);
   sub->add_option("--value", a->value, "constant fill, a number in the tensor's dtype (bool: 0/1/true/false)");
   set_action(sub, [a, &global, sub]() {
-    if (a->mode != "constant")
-      refuse_unused(*sub, {"--value"}, fmt::format("with --mode {} (only constant pads fill)", a->mode));
+    if (a->mode != "constant" && !is_zero_value(a->value))
+      refuse_unused(*sub, {"--value"},
+                    fmt::format("with --mode {} (only constant pads fill; 0 is let through)", a->mode));
     const NpyInput in = read_input(a->in, a->dtype);
     const PadSpec spec = spec_from(*a, in.tensor.shape.size());
     const Scalar value = Scalar::parse(a->value);

@@ -96,10 +96,10 @@ Registrar reg([](CLI::App& app, GlobalOptions& global) {
       refuse_unused(*sub, {"--mode", "--pad"}, "to masked-fill");
     else
       refuse_unused(*sub, {"--mask-shape", "--mask-strides", "--mask-offset"}, fmt::format("to {}", a->op));
-    if (pad_op && (a->op != "pad" || a->mode != "constant"))
+    if (pad_op && (a->op != "pad" || a->mode != "constant") && !is_zero_value(a->value))
       refuse_unused(*sub, {"--value"},
-                    a->op == "pad" ? fmt::format("with --mode {} (only constant pads fill)", a->mode)
-                                   : fmt::format("to {} (its pads sum into grad_in)", a->op));
+                    a->op == "pad" ? fmt::format("with --mode {} (only constant pads fill; 0 is let through)", a->mode)
+                                   : fmt::format("to {} (its pads sum into grad_in; 0 is let through)", a->op));
     Context ctx = make_context(global);
     ValidationReport report(ctx);
     if (a->batch_overhead > 0) return report.exit_code(run_overhead(ctx, a->batch_overhead));
