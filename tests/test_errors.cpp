@@ -133,6 +133,19 @@ TEST(ContextLifetime, TensorsOutliveTheirContext) {
   EXPECT_FALSE(kept.defined());
 }
 
+// A moved-from Context has no device: its methods refuse, naming the cause, where they dereferenced
+// null (session 63's hunt, a suspicion it did not run into).
+TEST(ContextLifetime, AMovedFromContextRefusesWithItsCause) {
+  Context from;
+  Context to(std::move(from));
+  EXPECT_FALSE(to.device_info().name.empty());
+  for (const auto& use : std::vector<std::function<void()>>{
+           [&] { (void)from.device_info(); }, [&] { (void)from.empty(DType::F32, {2}); },
+           [&] { (void)from.upload(HostTensor::zeros(DType::F32, {2})); }, [&] { (void)from.runtime(); },
+           [&] { from.check_tensor(to.empty(DType::F32, {2}), "input"); }})
+    EXPECT_THAT(expect_error(ErrorCode::InvalidArgument, use), HasSubstr("this Context was moved from"));
+}
+
 // Session 63's hunt: a context assigned over kept its cache of temporaries (up to 256 MiB) while a
 // tensor of it held its device; ~Context frees them, the move assignment did not.
 TEST(ContextLifetime, AssigningOverAContextFreesItsTemporaries) {

@@ -125,9 +125,11 @@ class Context {
   // speed from the first op.
   void finish_background_builds();
 
-  rt::Device& runtime() { return *device_; }
+  rt::Device& runtime() { return device(); }
 
  private:
+  // The device; InvalidArgument on a moved-from Context (which has none) instead of a null deref.
+  rt::Device& device() const;
   std::shared_ptr<rt::Device> device_;  // shared with the tensors made here
   bool poison_new_tensors_ = false;
   double last_kernel_ns_ = 0;

@@ -34,18 +34,24 @@ Context::~Context() {
 }
 
 std::vector<DeviceInfo> Context::list_devices() { return rt::Device::enumerate(); }
-const DeviceInfo& Context::device_info() const { return device_->info(); }
-std::vector<std::string> Context::validation_messages() const { return device_->validation_messages(); }
-std::uint64_t Context::dispatch_count() const { return device_->dispatch_count(); }
-void Context::finish_background_builds() { device_->finish_background_builds(); }
+rt::Device& Context::device() const {
+  if (!device_)
+    fail(ErrorCode::InvalidArgument, "this Context was moved from: it has no device; use the Context it was moved to");
+  return *device_;
+}
+
+const DeviceInfo& Context::device_info() const { return device().info(); }
+std::vector<std::string> Context::validation_messages() const { return device().validation_messages(); }
+std::uint64_t Context::dispatch_count() const { return device().dispatch_count(); }
+void Context::finish_background_builds() { device().finish_background_builds(); }
 
 Tensor Context::empty(DType dtype, Shape shape) {
   const auto bytes = static_cast<std::size_t>(check_dense_shape(shape, byte_width(dtype), "tensor"));
   // The buffer's owner holds the device too, so that the device outlives every tensor of it.
-  std::shared_ptr<rt::Buffer> buffer(new rt::Buffer(*device_, bytes, rt::MemoryKind::Device),
+  std::shared_ptr<rt::Buffer> buffer(new rt::Buffer(device(), bytes, rt::MemoryKind::Device),
                                      [device = device_](rt::Buffer* b) { delete b; });
   if (poison_new_tensors_ && bytes > 0) {
-    rt::Stream stream(*device_);
+    rt::Stream stream(device());
     stream.fill(*buffer, 0xA5A5A5A5u);
     stream.submit_and_wait();
   }
@@ -58,9 +64,9 @@ Tensor Context::upload(const HostTensor& host) {
     fail(ErrorCode::InvalidArgument, fmt::format("host tensor holds {} bytes but shape {} of {} needs {}",
                                                  host.data.size(), to_string(host.shape), name(host.dtype), want));
   Tensor t = empty(host.dtype, host.shape);
-  rt::Buffer staging(*device_, host.data.size(), rt::MemoryKind::Upload);
+  rt::Buffer staging(device(), host.data.size(), rt::MemoryKind::Upload);
   if (!host.data.empty()) std::memcpy(staging.host().data(), host.data.data(), host.data.size());
-  rt::Stream stream(*device_);
+  rt::Stream stream(device());
   // The whole allocation is defined: the tail past the data (up to 16 bytes) is zeroed first.
   stream.fill(*t.storage(), 0);
   stream.barrier();
@@ -73,7 +79,7 @@ Tensor Context::upload(const HostTensor& host) {
 void Context::check_tensor(const Tensor& tensor, std::string_view what) const {
   if (!tensor.defined())
     fail(ErrorCode::InvalidArgument, fmt::format("{} tensor is empty (default-constructed)", what));
-  if (&tensor.storage()->device() != device_.get())
+  if (&tensor.storage()->device() != &device())
     fail(ErrorCode::InvalidArgument,
          fmt::format("{} tensor was made by another fvk::Context (each has its own device memory): download it "
                      "from that one and upload it to this one",
@@ -91,8 +97,8 @@ HostTensor Context::download(const Tensor& tensor) {
   check_tensor(tensor, "downloaded");
   HostTensor host = HostTensor::zeros(tensor.dtype(), tensor.shape());
   if (host.data.empty()) return host;
-  rt::Buffer staging(*device_, host.data.size(), rt::MemoryKind::Readback);
-  rt::Stream stream(*device_);
+  rt::Buffer staging(device(), host.data.size(), rt::MemoryKind::Readback);
+  rt::Stream stream(device());
   stream.copy(*tensor.storage(), staging, host.data.size());
   stream.host_barrier();
   stream.submit_and_wait();
