@@ -41,32 +41,38 @@ SpirvInterface reflect_spirv(std::span<const std::uint32_t> words) {
              fmt::format("SPIR-V instruction at word {} (opcode {}) has {} words; it needs {}", i, op, count, fewest));
     };
     switch (op) {
-      case OpTypeInt:
-      case OpTypeFloat:
-      case OpVariable: need(3); break;
       case OpExecutionMode:
-      case OpDecorate: need(3); break;
-      case OpTypeVector:
-      case OpTypePointer:
-      case OpMemberDecorate: need(4); break;
-      case OpTypeStruct: need(2); break;
-      default: break;
-    }
-    switch (op) {
-      case OpExecutionMode:
+        need(3);
         if (count >= 4 && w[2] == ModeLocalSize) out.local_size_x = w[3];
         break;
       case OpTypeInt:
-      case OpTypeFloat: scalar_bytes[w[1]] = w[2] / 8; break;
-      case OpTypeVector: vector_of[w[1]] = {w[2], w[3]}; break;
-      case OpTypeStruct: struct_members[w[1]].assign(w + 2, w + count); break;
-      case OpTypePointer: pointer[w[1]] = {w[2], w[3]}; break;
-      case OpVariable: variables.emplace_back(w[1], w[2]); break;
+      case OpTypeFloat:
+        need(3);
+        scalar_bytes[w[1]] = w[2] / 8;
+        break;
+      case OpTypeVector:
+        need(4);
+        vector_of[w[1]] = {w[2], w[3]};
+        break;
+      case OpTypeStruct:
+        need(2);
+        struct_members[w[1]].assign(w + 2, w + count);
+        break;
+      case OpTypePointer:
+        need(4);
+        pointer[w[1]] = {w[2], w[3]};
+        break;
+      case OpVariable:
+        need(3);
+        variables.emplace_back(w[1], w[2]);
+        break;
       case OpDecorate:
+        need(3);
         if (count >= 4 && w[2] == DecorationBinding) binding[w[1]] = w[3];
         if (count >= 4 && w[2] == DecorationDescriptorSet) set[w[1]] = w[3];
         break;
       case OpMemberDecorate:
+        need(4);
         if (count >= 5 && w[3] == DecorationOffset) member_offset[{w[1], w[2]}] = w[4];
         break;
       default: break;
