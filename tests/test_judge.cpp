@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 
+#include "core/link_target.hpp"
 #include "expect_error.hpp"
 #include "fkc/catalog.hpp"
 #include "fvk/error.hpp"
@@ -259,6 +260,26 @@ TEST(CostTable, SaveReplacesTheFileWholeAndLeavesNothingBeside) {
   EXPECT_TRUE(std::filesystem::is_symlink(link));
   EXPECT_EQ(judge::CostTable::load(path).size(), 3u);
   EXPECT_EQ(listing(dir / "sub"), std::vector<std::string>{"t.json"});
+  std::filesystem::remove_all(dir);
+}
+
+// A link whose target does not exist yet (a fresh table behind a link) is followed too:
+// weakly_canonical stops at it, so fvk judge's write check removed the link itself and the save
+// then wrote a plain file in its place.
+TEST(CostTable, SaveThroughALinkToNoFileYetWritesItsTarget) {
+  const auto dir = std::filesystem::temp_directory_path() / "fvk_cost_table_dangling";
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir / "real");
+  const auto link = dir / "link.json";
+  std::filesystem::create_symlink("real/t.json", link);
+  EXPECT_EQ(link_target(link.string()), (dir / "real" / "t.json").string());
+  judge::CostTable table;
+  DeviceInfo d;
+  d.name = "d";
+  table.put(d, "k", judge::MeasuredCost{"0123456789abcdef", 1, 2, {{1, 2}}});
+  table.save(link.string());
+  EXPECT_TRUE(std::filesystem::is_symlink(link));
+  EXPECT_EQ(judge::CostTable::load((dir / "real" / "t.json").string()).size(), 1u);
   std::filesystem::remove_all(dir);
 }
 

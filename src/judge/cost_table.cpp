@@ -10,6 +10,7 @@
 #include <limits>
 #include <nlohmann/json.hpp>
 
+#include "core/link_target.hpp"
 #include "fvk/error.hpp"
 
 namespace fvk::judge {
@@ -32,16 +33,15 @@ std::uint32_t read_u32(const nlohmann::json& object, const char* key, const std:
   return static_cast<std::uint32_t>(v.get<std::uint64_t>());
 }
 
-// `key` of `object` as a finite number of at least 0 (a time, a byte count or a bandwidth): a table
+// `v` (`what` of `where`) as a finite number of at least 0 (a time, a byte count or a bandwidth): a table
 // with a negative or infinite cost would steer the planner to or away from a kernel whatever it
 // measured.
-double read_measure(const nlohmann::json& object, const char* key, const std::string& path, const std::string& where) {
-  const auto& v = object.at(key);
+double read_measure(const nlohmann::json& v, std::string_view what, const std::string& path, const std::string& where) {
   const double x = v.is_number() ? v.get<double>() : -1;
   if (!v.is_number() || !std::isfinite(x) || x < 0)
     fail(ErrorCode::InvalidFile,
-         fmt::format("{}: not a cost table: {} of {} is {}; it must be a finite number of at least 0", path, key, where,
-                     v.is_number() ? v.dump() : std::string(v.type_name())));
+         fmt::format("{}: not a cost table: {} of {} is {}; it must be a finite number of at least 0", path, what,
+                     where, v.is_number() ? v.dump() : std::string(v.type_name())));
   return x;
 }
 
@@ -90,8 +90,8 @@ CostTable CostTable::load(const std::string& path) {
       for (const auto& [kernel, k] : dev.at("kernels").items()) {
         MeasuredCost c;
         c.revision = k.at("revision").get<std::string>();
-        c.overhead_ns = read_measure(k, "overhead_ns", path, kernel);
-        c.bytes_per_ns = read_measure(k, "bandwidth_gbps", path, kernel);
+        c.overhead_ns = read_measure(k.at("overhead_ns"), "overhead_ns", path, kernel);
+        c.bytes_per_ns = read_measure(k.at("bandwidth_gbps"), "bandwidth_gbps", path, kernel);
         const auto& samples = k.at("samples");
         require(samples.is_array(), path, fmt::format("samples of {} must be an array of [bytes, ns] pairs", kernel));
         // No samples: a Judge of before 57f6db7 wrote such entries for a ladder without rungs, with
@@ -100,9 +100,8 @@ CostTable CostTable::load(const std::string& path) {
         for (const auto& s : samples) {
           require(s.is_array() && s.size() == 2, path,
                   fmt::format("a sample of {} is {}; it must be a pair [bytes, ns]", kernel, s.dump()));
-          const nlohmann::json pair{{"bytes", s[0]}, {"ns", s[1]}};
-          c.samples.emplace_back(read_measure(pair, "bytes", path, kernel + "'s sample"),
-                                 read_measure(pair, "ns", path, kernel + "'s sample"));
+          c.samples.emplace_back(read_measure(s[0], "bytes", path, kernel + "'s sample"),
+                                 read_measure(s[1], "ns", path, kernel + "'s sample"));
         }
         t.put(d, kernel, std::move(c));
       }
@@ -144,13 +143,8 @@ void CostTable::save(const std::string& path) const {
   }
   if (path.empty()) fail(ErrorCode::InvalidArgument, "the cost table's path is empty");
   const std::string text = j.dump(2) + "\n";  // before any file is made: dump may throw
-  // A link is followed: its target is the table, and it stays a link.
   std::error_code ec;
-  std::filesystem::path target = path;
-  if (std::filesystem::is_symlink(target, ec)) {  // (a missing path is no link, and sets ec)
-    target = std::filesystem::weakly_canonical(target, ec);
-    if (ec) fail(ErrorCode::InvalidFile, fmt::format("cannot write the cost table to {}: {}", path, ec.message()));
-  }
+  const std::filesystem::path target = link_target(path);  // a link stays a link
   if (target.has_parent_path()) std::filesystem::create_directories(target.parent_path());
   // Written beside it under a name of this process's own, then renamed over it: a run cut short
   // leaves the old table, not half of one (which every op would then refuse to read), and two Judges

@@ -30,6 +30,8 @@ class CostTable {
   static std::string default_path();
   // A missing file is an empty table; a malformed one is Error(InvalidFile) naming the file.
   static CostTable load(const std::string& path);
+  // Writes the table beside the file `path` names (a link's target: the link stays a link), then
+  // renames it over that file.
   void save(const std::string& path) const;
 
   void put(const DeviceInfo& device, const std::string& kernel, MeasuredCost cost);

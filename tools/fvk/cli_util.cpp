@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "core/link_target.hpp"
 #include "fvk/error.hpp"
 #include "fvk/scalar.hpp"
 #include "io/npy.hpp"
@@ -59,20 +60,8 @@ void check_writable(const std::string& path, const std::string& flag, bool make_
            fmt::format("{} {}: cannot write there (is its folder missing, not writable, or is it a folder?)", flag,
                        path));
   }
-  if (!existed) std::filesystem::remove(path, ec);
-  if (!make_folder) return;
-  // The cost table is written beside its path (its target, for a link) and renamed over it: a new
-  // file must be possible in that folder too, not only the table itself writable.
-  std::filesystem::path target = path;
-  if (std::filesystem::is_symlink(target, ec)) target = std::filesystem::weakly_canonical(target, ec);
-  const std::string probe = target.string() + ".probe";
-  const bool made = static_cast<bool>(std::ofstream(probe));
-  std::filesystem::remove(probe, ec);
-  if (!made)
-    fail(ErrorCode::InvalidFile,
-         fmt::format("{} {}: cannot make a new file in its folder, which writing it needs (it is written beside, "
-                     "then renamed over the old one)",
-                     flag, path));
+  // What the open made goes again: the file, not a link to it (a dangling link stays a link).
+  if (!existed) std::filesystem::remove(link_target(path), ec);
 }
 
 const CLI::Validator kInt64(

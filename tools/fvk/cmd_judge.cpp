@@ -12,6 +12,7 @@
 
 #include "cli_util.hpp"
 #include "commands.hpp"
+#include "core/link_target.hpp"
 #include "fvk/error.hpp"
 #include "judge/batch_bench.hpp"
 #include "judge/bench.hpp"
@@ -104,7 +105,19 @@ Registrar reg_judge([](CLI::App& app, GlobalOptions& global) {
     ValidationReport report(ctx);
     (void)judge::ladder_top(ctx.device_info(), *opts, "--max-bytes");
     const std::string path = out->empty() ? judge::CostTable::default_path() : *out;
-    check_writable(path, out->empty() ? "the cost table" : "--out", true);
+    const std::string flag = out->empty() ? "the cost table" : "--out";
+    check_writable(path, flag, true);
+    // Saved beside its file and renamed over it: a new file must be possible in that folder too,
+    // not only the table itself writable.
+    const std::string probe = link_target(path) + ".probe";
+    const bool made = static_cast<bool>(std::ofstream(probe));
+    std::error_code ec;
+    std::filesystem::remove(probe, ec);
+    if (!made)
+      fail(ErrorCode::InvalidFile,
+           fmt::format("{} {}: cannot make a new file in its folder, which writing it needs (it is written beside, "
+                       "then renamed over the old one)",
+                       flag, path));
     auto table = judge::CostTable::load(path);
     fmt::print("judge on {} -> {}\n", ctx.device_info().name, path);
     const auto skipped = judge::run_judge(ctx.runtime(), *opts, table, [](const judge::JudgeProgress& p) {
