@@ -666,6 +666,46 @@ TEST_F(GpuTest, DeterministicSumsRoundInEveryRange) {
     }
 }
 
+TEST_F(GpuTest, F16SumsLandOnEverySubnormalAndTheFirstNormals) {
+  // Every f16 magnitude k * 2^-24 for k < 2048 (all 1023 subnormals, zero, and the normals of the
+  // first binade, 2^-14 <= |x| < 2^-13, whose step is 2^-24 too) reached as the exact sum of two f16
+  // terms, each sign: the sum is representable, so both backward kernels must give its bits
+  // exactly, k or 0x8000 | k, whatever their order of adds (but -0.0: the atomic kernel adds onto
+  // a +0.0 fill, and +0.0 + -0.0 is +0.0). These are the sums that the f32 -> f16
+  // rounding's two ranges (a float add below 2^-14, integer rounding from there) meet at their
+  // border. Reflect with one left pad on the last axis: grad_in[r][1] = grad_out[r][0] +
+  // grad_out[r][2].
+  constexpr std::uint16_t kCount = 2048;
+  HostTensor grad_out = HostTensor::zeros(DType::F16, {2 * kCount, 3});
+  const auto put = [&](std::size_t i, std::uint16_t bits) { std::memcpy(grad_out.data.data() + 2 * i, &bits, 2); };
+  for (std::uint16_t sign : {std::uint16_t{0}, std::uint16_t{0x8000}})
+    for (std::uint16_t k = 0; k < kCount; ++k) {
+      const std::size_t r = (sign != 0 ? kCount : 0) + k;
+      // Two subnormal terms (or zeros) of the same sign whose magnitudes sum to k: k/2 and k - k/2.
+      put(3 * r + 0, static_cast<std::uint16_t>(sign | (k / 2)));
+      put(3 * r + 2, static_cast<std::uint16_t>(sign | (k - k / 2)));
+    }
+  const PadSpec spec{PadMode::Reflect, {0, 1}, {0, 0}};
+  const Tensor dev = ctx().upload(grad_out);
+  for (auto algorithm : {BackwardAlgorithm::Deterministic, BackwardAlgorithm::Atomic}) {
+    const HostTensor got = ctx().download(pad_backward(ctx(), dev, spec, algorithm));
+    ASSERT_EQ(got.shape, (Shape{2 * kCount, 2}));
+    int wrong = 0;
+    for (std::uint16_t sign : {std::uint16_t{0}, std::uint16_t{0x8000}})
+      for (std::uint16_t k = 0; k < kCount; ++k) {
+        const std::size_t r = (sign != 0 ? kCount : 0) + k;
+        std::uint16_t bits = 0;
+        std::memcpy(&bits, got.data.data() + 2 * (2 * r + 1), 2);
+        const bool atomic_zero = algorithm == BackwardAlgorithm::Atomic && k == 0;
+        const std::uint16_t want = atomic_zero ? std::uint16_t{0} : static_cast<std::uint16_t>(sign | k);
+        if (bits != want && wrong++ < 5)
+          ADD_FAILURE() << (algorithm == BackwardAlgorithm::Atomic ? "atomic" : "deterministic") << ": sum of "
+                        << (sign | (k / 2)) << " and " << (sign | (k - k / 2)) << " gave " << bits << ", not " << want;
+      }
+    EXPECT_EQ(wrong, 0);
+  }
+}
+
 // Accuracy of f16/bf16 backward against the exact (f64) sum: the deterministic kernel rounds once,
 // the atomic one on every add. Prints the figures the issue note records.
 TEST_F(GpuTest, NarrowDeterministicIsCloserToExactThanAtomic) {
