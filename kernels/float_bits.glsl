@@ -15,10 +15,10 @@ float bf16_to_f32(uint b) { return uintBitsToFloat((b & 0xFFFFu) << 16); }
 //   Subnormal f16 or zero (|f| under 2^-14): |f| + 0.5 in f32, whose ulp is 2^-24, the f16
 //   subnormals' step, so the float add rounds |f| to nearest even on that grid; the result's low
 //   bits are the f16 bits (a carry to 2^-14 gives 0x400, the smallest normal). An f32 subnormal |f|
-//   rounds to zero whether the device keeps it or flushes it to zero first. This add replaced 13
-//   integer operations of a shifted-significand rounding; the two forms were checked equal on all
-//   2^32 inputs, with subnormal inputs kept and flushed. On the H100 rank5's deterministic reflect
-//   f16 backward took 0.96x the time, the atomic f16 kernels 0.98x
+//   rounds to zero whether the device keeps it or flushes it to zero first. This add replaced about
+//   20 integer operations of a shifted-significand rounding (and its exponent); the two forms were
+//   checked equal on all 2^32 inputs, with subnormal inputs kept and flushed. On the H100 rank5's
+//   deterministic reflect f16 backward took 0.96x the time, the atomic f16 kernels 0.98x
 //   (docs/data/h100_ab_f16_rounding.md).
 // `precise`: the add must be the f32 add that rounds, not contracted or reassociated.
 uint f32_to_f16(float f) {
