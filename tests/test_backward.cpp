@@ -671,17 +671,16 @@ TEST_F(GpuTest, F16SumsLandOnEverySubnormalAndTheFirstNormals) {
   // first binade, 2^-14 <= |x| < 2^-13, whose step is 2^-24 too) reached as the exact sum of two f16
   // terms, each sign: the sum is representable, so both backward kernels must give its bits
   // exactly, k or 0x8000 | k, whatever their order of adds (but -0.0: the atomic kernel adds onto
-  // a +0.0 fill, and +0.0 + -0.0 is +0.0). These are the sums that the f32 -> f16
-  // rounding's two ranges (a float add below 2^-14, integer rounding from there) meet at their
-  // border. Reflect with one left pad on the last axis: grad_in[r][1] = grad_out[r][0] +
-  // grad_out[r][2].
+  // a +0.0 fill, and +0.0 + -0.0 is +0.0). These sums lie where the two ranges of the f32 -> f16
+  // rounding (a float add below 2^-14, integer rounding from there) meet. Reflect with one left pad
+  // on the last axis: grad_in[r][1] = grad_out[r][0] + grad_out[r][2].
   constexpr std::uint16_t kCount = 2048;
   HostTensor grad_out = HostTensor::zeros(DType::F16, {2 * kCount, 3});
   const auto put = [&](std::size_t i, std::uint16_t bits) { std::memcpy(grad_out.data.data() + 2 * i, &bits, 2); };
   for (std::uint16_t sign : {std::uint16_t{0}, std::uint16_t{0x8000}})
     for (std::uint16_t k = 0; k < kCount; ++k) {
       const std::size_t r = (sign != 0 ? kCount : 0) + k;
-      // Two subnormal terms (or zeros) of the same sign whose magnitudes sum to k: k/2 and k - k/2.
+      // Two terms of the same sign, k/2 and k - k/2 steps of 2^-24 (each at most 2^-14).
       put(3 * r + 0, static_cast<std::uint16_t>(sign | (k / 2)));
       put(3 * r + 2, static_cast<std::uint16_t>(sign | (k - k / 2)));
     }
