@@ -617,16 +617,17 @@ INSTANTIATE_TEST_SUITE_P(Dtypes, Backward, ::testing::Values(DType::F32, DType::
                          [](const auto& info) { return std::string(name(info.param)); });
 
 TEST_F(GpuTest, DeterministicSumsRoundInEveryRange) {
-  // The f16 / bf16 / f32 sums are carried in f32 and the 16-bit ones rounded once, by integer code in
-  // the kernel. grad_out drawn from the bit patterns at the edges of each range: signed zeros, the
-  // smallest and largest subnormals, the smallest normal, 1 and its next value, half an ulp of 1
-  // (ties to even), the largest finite value (whose sums overflow to infinity) and +infinity. No sum
-  // may reach NaN, whose sign and payload are the device's own: so no -infinity, and the largest
-  // negative value only for f16, whose sums of it stay finite in f32 (for bf16 and f32 two of them
-  // make -infinity, and a later +infinity NaN). Reflect and replicate sums of up to 12 terms must
-  // match the reference bit for bit: with f32 subnormals kept, or flushed to signed zeros on a device
-  // that flushes them (the contract leaves that to the device). f16 sums never hold an f32 subnormal
-  // (every one is a multiple of 2^-24), so for them the two agree.
+  // The f16 / bf16 / f32 sums are carried in f32 and the 16-bit ones rounded once, by the kernel's
+  // own code (kernels/float_bits.glsl), not the driver's conversion. grad_out drawn from the bit
+  // patterns at the edges of each range: signed zeros, the smallest and largest subnormals, the
+  // smallest normal, 1 and its next value, half an ulp of 1 (ties to even), the largest finite
+  // value (whose sums overflow to infinity) and +infinity. No sum may reach NaN, whose sign and
+  // payload are the device's own: so no -infinity, and the largest negative value only for f16,
+  // whose sums of it stay finite in f32 (for bf16 and f32 two of them make -infinity, and a later
+  // +infinity NaN). Reflect and replicate sums of up to 12 terms must match the reference bit for
+  // bit: with f32 subnormals kept, or flushed to signed zeros on a device that flushes them (the
+  // contract leaves that to the device). f16 sums never hold an f32 subnormal (every one is a
+  // multiple of 2^-24), so for them the two agree.
   struct Format {
     DType dtype;
     std::vector<std::uint32_t> bits;
